@@ -1,0 +1,118 @@
+"""Actions: frozen value objects, each one event of a turn (R4).
+
+Cards are normalised to id order on construction, so equality never depends on the order given.
+Construction is lenient (notation strings are parsed, anything else is kept as given); it is
+:func:`buraco_rules.apply` that refuses what is not a legal action, with ``malformed-action`` for
+objects that are not cards or meld indexes.
+
+>>> NewMeld("7S 5S 6S") == NewMeld([Card("5S"), Card("6S"), Card("7S")])
+True
+>>> str(AddToMeld(0, "8S")), str(TakeDiscardPile(NewMeld("5S 6S 7S")))
+('add 0: 8S', 'take 5S 6S 7S')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeAlias
+
+import attrs
+
+from .cards import Card, parse_cards
+
+__all__ = [
+    "Action",
+    "AddToMeld",
+    "Discard",
+    "DrawFromStock",
+    "NewMeld",
+    "TakeDiscardPile",
+]
+
+
+def _to_cards(value: Any) -> tuple[Card, ...]:
+    if isinstance(value, str):
+        return tuple(sorted(parse_cards(value)))
+    try:
+        items = tuple(Card.parse(x) if isinstance(x, str) else x for x in value)
+    except TypeError:
+        return value  # type: ignore[no-any-return]  # not iterable: apply reports it
+    try:
+        return tuple(sorted(items))
+    except TypeError:
+        return items
+
+
+def _to_card(value: Any) -> Card:
+    return Card.parse(value) if isinstance(value, str) else value  # type: ignore[no-any-return]
+
+
+@attrs.frozen(cache_hash=True)
+class DrawFromStock:
+    """Draw the top card of the stock (R4)."""
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@attrs.frozen(cache_hash=True)
+class NewMeld:
+    """Lay down a new meld from the hand (R5)."""
+
+    cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
+
+
+    def __str__(self) -> str:
+        return "meld " + " ".join(map(str, self.cards))
+
+
+@attrs.frozen(cache_hash=True)
+class AddToMeld:
+    """Add cards from the hand to the team's meld number ``meld`` (an index into
+    ``state.melds[team]``)."""
+
+    meld: int
+    cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
+
+
+    def __str__(self) -> str:
+        return f"add {self.meld}: " + " ".join(map(str, self.cards))
+
+
+@attrs.frozen(cache_hash=True)
+class TakeDiscardPile:
+    """Take the whole discard pile (R4).
+
+    With a closed pile (Buraco Fechado, Canasta STBL) ``meld`` must use the pile's top card at once,
+    in a new meld or an addition, with the other cards from the hand (R10); with an open pile
+    (Italian Buraco) it must be None (R11).
+    """
+
+    meld: NewMeld | AddToMeld | None = None
+
+    def __str__(self) -> str:
+        if self.meld is None:
+            return "take"
+        return "take " + str(self.meld).removeprefix("meld ")
+
+
+@attrs.frozen(cache_hash=True)
+class Discard:
+    """Discard one card, which ends the turn (R4)."""
+
+    card: Card = attrs.field(converter=_to_card)
+
+
+    def __str__(self) -> str:
+        return f"discard {self.card}"
+
+
+Action: TypeAlias = DrawFromStock | TakeDiscardPile | NewMeld | AddToMeld | Discard
+"""Any action."""
+
+ACTION_TYPES = (DrawFromStock, TakeDiscardPile, NewMeld, AddToMeld, Discard)
+
+
+def cards_of(items: Iterable[Card]) -> tuple[Card, ...]:
+    """The cards in id order (the normal form actions hold)."""
+    return tuple(sorted(items))

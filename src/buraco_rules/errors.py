@@ -1,0 +1,57 @@
+"""The one exception that :func:`buraco_rules.apply` raises, and its machine-readable codes."""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["ErrorCode", "IllegalAction"]
+
+
+class ErrorCode(enum.StrEnum):
+    """Why an action was refused. The values are stable: match on them, not on messages."""
+
+    GAME_OVER = "game-over"
+    """The hand has ended; no action applies."""
+    NOT_YOUR_TURN = "not-your-turn"
+    """``apply(..., player=seat)`` named a seat that is not the one to act."""
+    WRONG_PHASE = "wrong-phase"
+    """A draw when the player must meld or discard, or the other way round (R4)."""
+    NOT_IN_HAND = "not-in-hand"
+    """The action uses a card the player does not hold (or more copies than they hold)."""
+    INVALID_MELD = "invalid-meld"
+    """The cards do not form a run (or, in Italian Buraco, a set), or the addition breaks the meld
+    (R5, R6)."""
+    TOO_MANY_WILDCARDS = "too-many-wildcards"
+    """The meld would hold more than one wildcard (R7)."""
+    NO_SUCH_MELD = "no-such-meld"
+    """``AddToMeld`` names a meld index the team does not have."""
+    DUPLICATE_SET = "duplicate-set"
+    """A second set of a rank the team already holds a set of (R5)."""
+    EMPTY_DISCARD_PILE = "empty-discard-pile"
+    """There is no discard pile to take."""
+    MUST_USE_TOP_CARD = "must-use-top-card"
+    """Taking a closed discard pile needs a meld that uses its top card and otherwise only cards
+    from the hand (R10); an open pile is taken without one (R11)."""
+    CANNOT_GO_OUT = "cannot-go-out"
+    """The move would empty the hand, or leave one card that cannot be discarded, while the team
+    may neither take its extra pile nor end the hand (R12-R14)."""
+    CANNOT_DISCARD_TAKEN_CARD = "cannot-discard-taken-card"
+    """The single card just taken from the discard pile may not be discarded this turn (R11)."""
+    MALFORMED_ACTION = "malformed-action"
+    """The object is not an action, or holds something that is not a card or a meld index."""
+
+
+class IllegalAction(ValueError):
+    """An action that the rules do not allow in this state; the state is left unchanged.
+
+    ``code`` is an :class:`ErrorCode`; ``str(error)`` is a sentence for the player.
+    """
+
+    code: ErrorCode
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    def __reduce__(self) -> tuple[object, tuple[ErrorCode, str]]:
+        return (type(self), (self.code, str(self)))

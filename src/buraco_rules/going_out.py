@@ -1,0 +1,63 @@
+"""When a hand may be emptied: the extra pile, ending the hand, and the dead-end rule (R12-R14).
+
+Shared by the checker (:mod:`buraco_rules.engine`) and the move generator
+(:mod:`buraco_rules.movegen`) so that both decide these questions the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import Card
+from .melds import Meld
+from .state import GameState
+
+
+def remove_cards(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...] | None:
+    """``hand`` without ``cards`` (both in id order), or None if the hand lacks one of them."""
+    if len(cards) == 1:
+        try:
+            i = hand.index(cards[0])
+        except ValueError:
+            return None
+        return hand[:i] + hand[i + 1 :]
+    kept = []
+    j = 0
+    n = len(cards)
+    for c in hand:
+        if j < n and c == cards[j]:
+            j += 1
+        else:
+            kept.append(c)
+    return tuple(kept) if j == n else None
+
+
+def has_required_canasta(state: GameState, melds: Sequence[Meld]) -> bool:
+    """The team holds the canasta it needs to end the hand (R13)."""
+    clean_needed = state.rules.going_out_needs_clean_canasta
+    return any(m.is_canasta and (m.wildcard is None or not clean_needed) for m in melds)
+
+
+def may_discard_last(state: GameState, team: int, card: Card, melds: Sequence[Meld]) -> bool:
+    """Discarding ``card`` as the player's last card is allowed: the team takes its extra pile
+    (R12, indirectly) or ends the hand (R13, where Italian Buraco bans a wildcard)."""
+    if card == state.taken_single_card:
+        return False  # R11
+    if state.extra_piles[team] is not None:
+        return True
+    if not has_required_canasta(state, melds):
+        return False
+    return state.rules.may_go_out_discarding_wildcard or not card.is_wild
+
+
+def may_leave(state: GameState, team: int, remaining: tuple[Card, ...], melds: Sequence[Meld]) -> bool:
+    """R14: a meld may leave ``remaining`` in the hand: two cards or more, or none when the team
+    takes its extra pile directly (R12) or may end the hand by melding (R13), or one card that the
+    player could then legally discard."""
+    if len(remaining) >= 2:
+        return True
+    if not remaining:
+        if state.extra_piles[team] is not None:
+            return True
+        return state.rules.may_go_out_by_melding and has_required_canasta(state, melds)
+    return may_discard_last(state, team, remaining[0], melds)

@@ -1,0 +1,78 @@
+"""Itemised scores of a hand (R16-R19)."""
+
+from __future__ import annotations
+
+import attrs
+
+from .melds import CanastaKind, Meld
+from .rules import RuleSet
+from .state import GameState
+
+__all__ = ["TeamScore", "canasta_bonus", "score"]
+
+
+@attrs.frozen
+class TeamScore:
+    """One team's score for a hand; every item is a non-negative number of points (R16)."""
+
+    table: int
+    """Values of the cards in the team's melds (R17)."""
+    canastas: int
+    """Canasta bonuses (R18)."""
+    going_out: int
+    """The bonus for ending the hand by going out (R13, R16)."""
+    hands: int
+    """Values of the cards left in the team's hands, lost (R16, R19)."""
+    extra_pile: int
+    """The penalty for never taking the extra pile, lost (R16, R19)."""
+
+    @property
+    def total(self) -> int:
+        """``table + canastas + going_out - hands - extra_pile``."""
+        return self.table + self.canastas + self.going_out - self.hands - self.extra_pile
+
+
+def canasta_bonus(meld: Meld, rules: RuleSet) -> int:
+    """The bonus one meld earns: only its highest canasta kind counts (R18)."""
+    kind = meld.canasta_kind
+    if kind is None:
+        return 0
+    bonuses = rules.canasta_bonuses
+    if kind is CanastaKind.MIXED:
+        return bonuses.mixed
+    if kind is CanastaKind.ACE_TO_ACE:
+        return max(bonuses.ace_to_ace, bonuses.clean)
+    if kind is CanastaKind.ALL_RANKS:
+        return max(bonuses.all_ranks, bonuses.clean)
+    return bonuses.clean
+
+
+def score(state: GameState) -> tuple[TeamScore, TeamScore]:
+    """Each team's score; an unfinished hand is scored as if it ended now with nobody going out."""
+    rules = state.rules
+    values = rules.value_by_id
+    results = []
+    for team in (0, 1):
+        melds = state.melds[team]
+        untouched = state.untouched_extra_pile[team]
+        # R19: an extra pile taken by discarding, still untouched when the hand ends (other than
+        # by the team's own going out), counts as never taken: its cards count for no one.
+        void = untouched is not None and state.went_out != team
+        hands = sum(
+            values[c]
+            for seat in range(team, state.players, 2)
+            if not (void and seat == untouched)
+            for c in state.hands[seat]
+        )
+        results.append(
+            TeamScore(
+                table=sum(values[c] for m in melds for c in m.cards),
+                canastas=sum(canasta_bonus(m, rules) for m in melds),
+                going_out=rules.going_out_bonus if state.went_out == team else 0,
+                hands=hands,
+                extra_pile=rules.extra_pile_penalty
+                if void or not state.extra_pile_taken[team]
+                else 0,
+            )
+        )
+    return results[0], results[1]

@@ -1,0 +1,85 @@
+"""The game state: a frozen record of one hand of Buraco, shared structurally between steps.
+
+Nothing here checks or changes a state: :mod:`buraco_rules.engine` is the only way to advance one.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING
+
+import attrs
+
+from .cards import Card
+from .melds import Meld
+from .rules import RuleSet
+
+if TYPE_CHECKING:
+    from .actions import Action
+
+__all__ = ["GameState", "Phase"]
+
+
+class Phase(enum.Enum):
+    """Where the current player is in their turn (R4), or OVER once the hand has ended."""
+
+    DRAW = "draw"
+    PLAY = "play"
+    OVER = "over"
+
+
+@attrs.frozen(kw_only=True)
+class GameState:
+    """One moment of a hand. Seats are 0..players-1; team = seat % 2 (R1).
+
+    Every field is immutable and shared with the states before and after it, so keeping or
+    branching a state costs nothing.
+    """
+
+    rules: RuleSet
+    players: int
+    current_player: int
+    """The seat to act (after the hand ends: the seat that acted last)."""
+    phase: Phase
+    hands: tuple[tuple[Card, ...], ...]
+    """One sorted tuple of cards per seat."""
+    stock: tuple[Card, ...]
+    """Face-down stock; its first card is drawn next."""
+    discard_pile: tuple[Card, ...]
+    """The discard pile, top card last."""
+    melds: tuple[tuple[Meld, ...], tuple[Meld, ...]]
+    """Each team's melds, in the order they were laid down."""
+    extra_piles: tuple[tuple[Card, ...] | None, tuple[Card, ...] | None]
+    """Each team's extra pile (morto, pozzetto) in deal order, or None once taken or moved into the
+    stock (R12, R15)."""
+    extra_pile_taken: tuple[bool, bool]
+    """Whether each team has taken its extra pile into a hand (R12, R16)."""
+    untouched_extra_pile: tuple[int | None, int | None]
+    """Per team, the seat that took the extra pile by discarding its last card and has not had its
+    next turn yet (R19), or None."""
+    taken_single_card: Card | None = None
+    """The single card taken from an open discard pile this turn, which may not be discarded (R11)."""
+    went_out: int | None = None
+    """The team that ended the hand by going out (R13), or None."""
+    _legal: tuple[Action, ...] | None = attrs.field(
+        default=None, init=False, eq=False, repr=False, hash=False
+    )
+
+    @property
+    def is_over(self) -> bool:
+        """True once the hand has ended (R13, R15)."""
+        return self.phase is Phase.OVER
+
+    @property
+    def current_team(self) -> int:
+        """The team of the seat to act (R1)."""
+        return self.current_player % 2
+
+    def team_of(self, seat: int) -> int:
+        """The team a seat plays for (R1)."""
+        return seat % 2
+
+    @property
+    def top_of_discard_pile(self) -> Card | None:
+        """The visible top card of the discard pile, or None when it is empty."""
+        return self.discard_pile[-1] if self.discard_pile else None
