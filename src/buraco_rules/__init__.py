@@ -13,6 +13,7 @@ Immutable states advanced by one pure reducer::
 from . import variants
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
+from .decks import arrange_deck
 from .engine import apply, is_legal, legal_actions, new_game
 from .errors import ErrorCode, IllegalAction
 from .melds import CanastaKind, Meld, MeldKind
@@ -44,6 +45,7 @@ __all__ = [
     "TakeDiscardPile",
     "TeamScore",
     "apply",
+    "arrange_deck",
     "canasta_bonus",
     "is_legal",
     "legal_actions",

@@ -44,7 +44,7 @@ def _to_cards(value: Any) -> tuple[Card, ...]:
 
 
 def _to_card(value: Any) -> Card:
-    return Card.parse(value) if isinstance(value, str) else value  # type: ignore[no-any-return]
+    return Card.parse(value) if isinstance(value, str) else value
 
 
 @attrs.frozen(cache_hash=True)
@@ -61,7 +61,6 @@ class NewMeld:
 
     cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
 
-
     def __str__(self) -> str:
         return "meld " + " ".join(map(str, self.cards))
 
@@ -73,7 +72,6 @@ class AddToMeld:
 
     meld: int
     cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
-
 
     def __str__(self) -> str:
         return f"add {self.meld}: " + " ".join(map(str, self.cards))
@@ -101,7 +99,6 @@ class Discard:
     """Discard one card, which ends the turn (R4)."""
 
     card: Card = attrs.field(converter=_to_card)
-
 
     def __str__(self) -> str:
         return f"discard {self.card}"

@@ -98,7 +98,8 @@ class Card(int):
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """The card written ``text``: a rank (A, 2-10, T, J, Q, K) and a suit letter or symbol, or JK."""
+        """The card written ``text``: a rank (A, 2-10, T, J, Q, K) and a suit (letter or
+        symbol), or JK."""
         if not isinstance(text, str):
             raise ValueError(f"{text!r} is not a card notation (expected a string such as '10H')")
         card = _BY_NOTATION.get(text.strip().upper())
@@ -181,12 +182,8 @@ _CARDS: Final = _build_cards()
 JOKER: Final = _CARDS[_JOKER_ID]
 """The joker."""
 
-_NOTATION: Final = tuple(
-    [f"{_RANK_LABELS[i % 13]}{'CDHS'[i // 13]}" for i in range(52)] + ["JK"]
-)
-_PRETTY: Final = tuple(
-    [f"{_RANK_LABELS[i % 13]}{'♣♦♥♠'[i // 13]}" for i in range(52)] + ["Joker"]
-)
+_NOTATION: Final = tuple([f"{_RANK_LABELS[i % 13]}{'CDHS'[i // 13]}" for i in range(52)] + ["JK"])
+_PRETTY: Final = tuple([f"{_RANK_LABELS[i % 13]}{'♣♦♥♠'[i // 13]}" for i in range(52)] + ["Joker"])
 
 
 def _notation_table() -> dict[str, Card]:
@@ -207,7 +204,8 @@ _BY_NOTATION: Final = _notation_table()
 
 
 def all_cards() -> tuple[Card, ...]:
-    """The 53 distinct cards in id order (clubs, diamonds, hearts, spades, each A-K; then the joker)."""
+    """The 53 distinct cards in id order (clubs, diamonds, hearts, spades, each A-K; then the
+    joker)."""
     return _CARDS
 
 

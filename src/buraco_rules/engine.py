@@ -53,7 +53,9 @@ def new_game(
         counts = " or ".join(map(str, rules.player_counts))
         raise ValueError(f"{rules.title} is played by {counts} players, not {players!r} (R1)")
     if type(first_player) is not int or not 0 <= first_player < players:
-        raise ValueError(f"first_player must be a seat from 0 to {players - 1}, not {first_player!r}")
+        raise ValueError(
+            f"first_player must be a seat from 0 to {players - 1}, not {first_player!r}"
+        )
     if (seed is None) == (deck is None):
         raise ValueError("give exactly one of seed= (a shuffled deck) or deck= (an explicit order)")
     if deck is None:
@@ -198,7 +200,9 @@ def _check_and_build(state: GameState, action: object, player: object) -> GameSt
 
 def _cards_of(cards: object) -> tuple[Card, ...]:
     if type(cards) is not tuple or not cards:
-        raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{_describe(cards)} is not a list of cards")
+        raise IllegalAction(
+            ErrorCode.MALFORMED_ACTION, f"{_describe(cards)} is not a list of cards"
+        )
     for c in cards:
         if type(c) is not Card:
             raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{_describe(c)} is not a card")
@@ -228,7 +232,9 @@ def _meld_index(state: GameState, index: object) -> int:
     return index
 
 
-def _new_meld(state: GameState, cards: tuple[Card, ...], melds: tuple[Meld, ...]) -> tuple[Meld, ...]:
+def _new_meld(
+    state: GameState, cards: tuple[Card, ...], melds: tuple[Meld, ...]
+) -> tuple[Meld, ...]:
     meld = classify(cards, state.rules)
     if meld is None:
         code = meld_error(cards)
@@ -256,12 +262,16 @@ def _add_to_meld(
         code = meld_error(union)
         what = " ".join(c.pretty for c in cards)
         if code is ErrorCode.TOO_MANY_WILDCARDS:
-            raise IllegalAction(code, f"adding {what} would give meld {index} a second wildcard (R7)")
+            raise IllegalAction(
+                code, f"adding {what} would give meld {index} a second wildcard (R7)"
+            )
         raise IllegalAction(code, f"{what} cannot be added to meld {index} ({old}) (R5, R6, R8)")
     return melds[:index] + (meld,) + melds[index + 1 :]
 
 
-def _melds_after(state: GameState, action: NewMeld | AddToMeld, cards: tuple[Card, ...]) -> tuple[Meld, ...]:
+def _melds_after(
+    state: GameState, action: NewMeld | AddToMeld, cards: tuple[Card, ...]
+) -> tuple[Meld, ...]:
     melds = state.melds[state.current_player % 2]
     if type(action) is NewMeld:
         return _new_meld(state, cards, melds)
@@ -323,7 +333,7 @@ def _take(state: GameState, action: TakeDiscardPile) -> GameState:
                 "only the top card of the pile may go into that meld; the others come from "
                 "your hand (R10)",
             )
-        _take_from_hand(hand, from_hand)  # raises not-in-hand, naming the card
+        remaining = _take_from_hand(hand, from_hand)  # raises not-in-hand, naming the card
     melds = _melds_after(state, inner, cards)
     new_hand = tuple(sorted(remaining + pile[:-1]))
     team = seat % 2
@@ -376,7 +386,9 @@ def _meld(state: GameState, action: NewMeld | AddToMeld) -> GameState:
     return _after_meld(after) if not remaining else after
 
 
-def _check_leaves(state: GameState, team: int, remaining: tuple[Card, ...], melds: Sequence[Meld]) -> None:
+def _check_leaves(
+    state: GameState, team: int, remaining: tuple[Card, ...], melds: Sequence[Meld]
+) -> None:
     if may_leave(state, team, remaining, melds):
         return
     if not remaining:
@@ -446,7 +458,8 @@ def _discard(state: GameState, action: Discard) -> GameState:
 
 
 def _next_turn(state: GameState) -> GameState:
-    """Pass the turn on (R1); an empty stock is refilled from an extra pile or ends the hand (R15)."""
+    """Pass the turn on (R1); an empty stock is refilled from an extra pile, or ends the hand
+    (R15)."""
     seat = (state.current_player + 1) % state.players
     team = seat % 2
     changes: dict[str, Any] = {

@@ -50,7 +50,9 @@ def may_discard_last(state: GameState, team: int, card: Card, melds: Sequence[Me
     return state.rules.may_go_out_discarding_wildcard or not card.is_wild
 
 
-def may_leave(state: GameState, team: int, remaining: tuple[Card, ...], melds: Sequence[Meld]) -> bool:
+def may_leave(
+    state: GameState, team: int, remaining: tuple[Card, ...], melds: Sequence[Meld]
+) -> bool:
     """R14: a meld may leave ``remaining`` in the hand: two cards or more, or none when the team
     takes its extra pile directly (R12) or may end the hand by melding (R13), or one card that the
     player could then legally discard."""

@@ -176,9 +176,7 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int) -> Meld | None:
             if wilds and not gaps and hi - lo + 1 >= 14:
                 continue  # a floating wildcard needs room beyond an ace-to-ace run
             wild = wilds[0] if wilds else None
-            laid = [
-                _card_at(base, p) if naturals >> p & 1 else wilds[0] for p in range(lo, hi + 1)
-            ]
+            laid = [_card_at(base, p) if naturals >> p & 1 else wilds[0] for p in range(lo, hi + 1)]
             if wild is not None and not gaps:
                 laid.append(wild)  # R8: it floats at the ends
             return Meld(
@@ -303,8 +301,17 @@ def run_options(
             if b != hi and not available >> b & 1:
                 continue
             if not _propose(
-                found, base, a, b, covered, available, aces, own_twos, wild_types,
-                meld.multiset, max_aces,
+                found,
+                base,
+                a,
+                b,
+                covered,
+                available,
+                aces,
+                own_twos,
+                wild_types,
+                meld.multiset,
+                max_aces,
             ):
                 break
     return tuple(sorted(found.items()))

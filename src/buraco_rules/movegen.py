@@ -76,7 +76,9 @@ def meld_options(
         set_ranks = {m.rank - 1 for m in melds if m.rank is not None}
         for r in sorted(ranks):
             if ranks[r] >= 2 and r not in set_ranks:  # R5: one set of a rank per team
-                rank_cards = tuple(sorted([c for c in cards if not _IS_WILD[c] and c % 13 == r] + wilds))
+                rank_cards = tuple(
+                    sorted([c for c in cards if not _IS_WILD[c] and c % 13 == r] + wilds)
+                )
                 new.extend(set_options(r, rank_cards, None, rules.max_set_size))
     additions: list[tuple[int, tuple[Card, ...], Meld]] = []
     for i, meld in enumerate(melds):
@@ -89,7 +91,9 @@ def meld_options(
         else:
             assert meld.rank is not None
             r = meld.rank - 1
-            rank_cards = tuple(sorted([c for c in cards if not _IS_WILD[c] and c % 13 == r] + wilds))
+            rank_cards = tuple(
+                sorted([c for c in cards if not _IS_WILD[c] and c % 13 == r] + wilds)
+            )
             if rank_cards:
                 for extra, result in set_options(r, rank_cards, meld, rules.max_set_size):
                     additions.append((i, extra, result))
@@ -130,7 +134,11 @@ def _play_actions(state: GameState) -> tuple[Action, ...]:
 
 
 def _leaves_legal(
-    state: GameState, team: int, hand: tuple[Card, ...], cards: tuple[Card, ...], melds: tuple[Meld, ...]
+    state: GameState,
+    team: int,
+    hand: tuple[Card, ...],
+    cards: tuple[Card, ...],
+    melds: tuple[Meld, ...],
 ) -> bool:
     remaining = remove_cards(hand, cards)
     assert remaining is not None

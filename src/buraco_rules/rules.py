@@ -62,9 +62,13 @@ class CanastaBonuses:
     """A clean run from ace to ace (14 cards)."""
 
 
-def _check_player_counts(instance: RuleSet, attribute: attrs.Attribute[object], value: object) -> None:
+def _check_player_counts(
+    instance: RuleSet, attribute: attrs.Attribute[object], value: object
+) -> None:
     if not isinstance(value, tuple) or not value or any(n not in (2, 4) for n in value):
-        raise ValueError(f"player_counts must be a non-empty tuple drawn from (2, 4), not {value!r}")
+        raise ValueError(
+            f"player_counts must be a non-empty tuple drawn from (2, 4), not {value!r}"
+        )
 
 
 @attrs.frozen(kw_only=True)
@@ -92,7 +96,7 @@ class RuleSet:
     max_natural_aces_in_run: int
     """R6: natural aces a run may hold (2 lets a run span ace to ace)."""
     closed_discard_pile: bool
-    """R10: taking the pile needs its top card in a meld at once; otherwise the pile is open (R11)."""
+    """R10: taking the pile needs its top card in a meld at once; otherwise it is open (R11)."""
     single_taken_card_discard_banned: bool
     """R11: a pile of one card, once taken, may not be discarded again in the same turn."""
     going_out_needs_clean_canasta: bool

@@ -58,7 +58,7 @@ class GameState:
     """Per team, the seat that took the extra pile by discarding its last card and has not had its
     next turn yet (R19), or None."""
     taken_single_card: Card | None = None
-    """The single card taken from an open discard pile this turn, which may not be discarded (R11)."""
+    """The single card taken from an open discard pile this turn; it may not be discarded (R11)."""
     went_out: int | None = None
     """The team that ended the hand by going out (R13), or None."""
     _legal: tuple[Action, ...] | None = attrs.field(

@@ -1,0 +1,206 @@
+"""Benchmark: random playouts and the cost of each API call, per variant and player count.
+
+Run ``python -m buraco_rules.bench [--variant V] [--players N] [--seconds S] [--json]``. Every figure
+is the median of several timed rounds; ``--seconds`` is the budget of each variant and player
+count. Timings vary with the machine's load: compare figures taken in one session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import variants
+from .engine import apply, is_legal, legal_actions, new_game
+from .rules import RuleSet
+from .scoring import score
+from .state import GameState
+
+__all__ = ["main", "run"]
+
+ROUNDS = 5
+_now = time.perf_counter
+_now_ns = time.perf_counter_ns
+
+
+def _playout(rules: RuleSet, players: int, rng: random.Random) -> int:
+    state = new_game(rules, players, seed=rng.getrandbits(32))
+    steps = 0
+    while not state.is_over:
+        actions = legal_actions(state)
+        state = apply(state, actions[int(rng.random() * len(actions))])
+        steps += 1
+    return steps
+
+
+def _timer_overhead_ns(n: int = 100_000) -> float:
+    total = 0
+    for _ in range(n):
+        a = _now_ns()
+        total += _now_ns() - a
+    return total / n
+
+
+def _playout_round(rules: RuleSet, players: int, rng: random.Random, seconds: float) -> dict[str, float]:
+    games = steps = 0
+    start = _now()
+    while True:
+        steps += _playout(rules, players, rng)
+        games += 1
+        if _now() - start >= seconds:
+            break
+    elapsed = _now() - start
+    return {
+        "playouts_per_s": games / elapsed,
+        "mean_decision_steps": steps / games,
+        "us_per_step_all_in": elapsed / steps * 1e6,
+    }
+
+
+def _instrumented_round(
+    rules: RuleSet, players: int, rng: random.Random, seconds: float, overhead: float
+) -> dict[str, float]:
+    ns = {"legal_actions": 0, "apply": 0}
+    decisions = n_legal = max_legal = 0
+    start = _now()
+    while _now() - start < seconds:
+        state = new_game(rules, players, seed=rng.getrandbits(32))
+        while not state.is_over:
+            t0 = _now_ns()
+            actions = legal_actions(state)
+            t1 = _now_ns()
+            action = actions[int(rng.random() * len(actions))]
+            t2 = _now_ns()
+            state = apply(state, action)
+            t3 = _now_ns()
+            ns["legal_actions"] += t1 - t0
+            ns["apply"] += t3 - t2
+            decisions += 1
+            n_legal += len(actions)
+            max_legal = max(max_legal, len(actions))
+    return {
+        "us_legal_actions": max(0.0, ns["legal_actions"] / decisions - overhead) / 1000,
+        "us_apply": max(0.0, ns["apply"] / decisions - overhead) / 1000,
+        "mean_num_legal": n_legal / decisions,
+        "max_num_legal": max_legal,
+    }
+
+
+def _sample_states(rules: RuleSet, players: int, rng: random.Random, games: int = 20) -> list[GameState]:
+    states = []
+    for _ in range(games):
+        state = new_game(rules, players, seed=rng.getrandbits(32))
+        trail = []
+        while not state.is_over:
+            trail.append(state)
+            actions = legal_actions(state)
+            state = apply(state, actions[int(rng.random() * len(actions))])
+        states += rng.sample(trail, min(10, len(trail)))
+    return states
+
+
+def _per_call(fn: Callable[[Any], object], items: Sequence[Any], seconds: float) -> float:
+    n = 0
+    start = _now()
+    while True:
+        for item in items:
+            fn(item)
+        n += len(items)
+        if _now() - start >= seconds:
+            break
+    return (_now() - start) / n * 1e6
+
+
+def _op_round(rules: RuleSet, players: int, rng: random.Random, seconds: float) -> dict[str, float]:
+    states = [s for s in _sample_states(rules, players, rng) if not s.is_over]
+    pairs = [(s, a) for s in states for a in legal_actions(s)]
+    rng.shuffle(pairs)
+    pairs = pairs[:500]
+    seeds = [rng.getrandbits(32) for _ in range(50)]
+    share = seconds / 4
+    return {
+        "us_new_game": _per_call(lambda seed: new_game(rules, players, seed=seed), seeds, share),
+        "us_apply_listed": _per_call(lambda p: apply(p[0], p[1]), pairs, share),
+        "us_is_legal": _per_call(lambda p: is_legal(p[0], p[1]), pairs, share),
+        "us_score": _per_call(score, states, share),
+    }
+
+
+def _retained_bytes(rules: RuleSet, players: int, rng: random.Random) -> float:
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    state = new_game(rules, players, seed=rng.getrandbits(32))
+    kept = [state]
+    while not state.is_over:
+        actions = legal_actions(state)
+        state = apply(state, actions[int(rng.random() * len(actions))])
+        kept.append(state)
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return (after - before) / len(kept)
+
+
+def run(rules: RuleSet, players: int, seconds: float, seed: int = 12345) -> dict[str, Any]:
+    """Benchmark one variant and player count for about ``seconds``; the figures as a dict."""
+    rng = random.Random(seed)
+    overhead = _timer_overhead_ns()
+    _playout_round(rules, players, rng, min(0.2, seconds / 20))  # warm the memo caches
+    rounds: list[dict[str, float]] = []
+    for _ in range(ROUNDS):
+        figures = _playout_round(rules, players, rng, 0.5 * seconds / ROUNDS)
+        figures.update(_instrumented_round(rules, players, rng, 0.25 * seconds / ROUNDS, overhead))
+        rounds.append(figures)
+    result: dict[str, Any] = {"variant": rules.name, "players": players}
+    for key in rounds[0]:
+        result[key] = statistics.median(r[key] for r in rounds)
+    result["max_num_legal"] = max(r["max_num_legal"] for r in rounds)
+    result.update(_op_round(rules, players, rng, 0.25 * seconds))
+    result["bytes_per_retained_state"] = statistics.median(
+        _retained_bytes(rules, players, rng) for _ in range(5)
+    )
+    result["python"] = platform.python_version()
+    return result
+
+
+def _format(result: dict[str, Any]) -> str:
+    lines = [f"{result['variant']}, {result['players']} players (median of {ROUNDS} rounds)"]
+    for key, value in result.items():
+        if key in ("variant", "players"):
+            continue
+        text = f"{value:,.2f}" if isinstance(value, float) else str(value)
+        lines.append(f"  {key:<28}{text:>14}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(prog="python -m buraco_rules.bench", description=__doc__)
+    parser.add_argument("--variant", choices=variants.NAMES, action="append")
+    parser.add_argument("--players", type=int, choices=(2, 4), action="append")
+    parser.add_argument("--seconds", type=float, default=10.0, help="budget per configuration")
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    args = parser.parse_args(argv)
+    for name in args.variant or variants.NAMES:
+        rules = variants.get(name)
+        for players in args.players or rules.player_counts:
+            if players not in rules.player_counts:
+                continue
+            result = run(rules, players, args.seconds, args.seed)
+            print(json.dumps(result) if args.json else _format(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Arranging a deck: the explicit deal order ``new_game(deck=...)`` takes, built from the cards
+that matter to a scenario."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from .cards import DECK, Card, parse_cards
+from .rules import RuleSet
+
+__all__ = ["arrange_deck"]
+
+CardsLike = str | Iterable[Card | str]
+
+
+def _cards(value: CardsLike) -> list[Card]:
+    if isinstance(value, str):
+        return list(parse_cards(value))
+    return [Card.parse(c) if isinstance(c, str) else c for c in value]
+
+
+def arrange_deck(
+    rules: RuleSet,
+    players: int | None = None,
+    *,
+    hands: Sequence[CardsLike] = (),
+    extra_piles: Sequence[CardsLike] = (),
+    face_up: Card | str | None = None,
+    stock: CardsLike = (),
+) -> tuple[Card, ...]:
+    """The 108 cards in deal order for ``new_game(rules, players, deck=...)``, with the given cards
+    in place.
+
+    ``hands`` lists seat 0's cards, seat 1's, ...; ``extra_piles`` team 0's then team 1's (in deal
+    order); ``face_up`` is the first discard (only where the rules turn one up, R3); ``stock`` its
+    first cards, drawn first. Every place left open (a shorter or missing list) is filled with the
+    cards not named, in id order. Naming more copies of a card than the deck holds, or more cards
+    than a place takes, is a ``ValueError``.
+
+    >>> from buraco_rules import variants, new_game
+    >>> deck = arrange_deck(variants.CANASTA_STBL, hands=["5S 6S 7S"], stock="8S")
+    >>> state = new_game(variants.CANASTA_STBL, deck=deck)
+    >>> state.stock[0], state.hands[0][-3:]
+    (Card('8S'), (Card('5S'), Card('6S'), Card('7S')))
+    """
+    players = rules.default_players if players is None else players
+    if players not in rules.player_counts:
+        raise ValueError(f"{rules.title} is played by {rules.player_counts} players, not {players}")
+    if face_up is not None and not rules.discard_pile_starts_face_up:
+        raise ValueError(f"{rules.title} starts with an empty discard pile (R3): no face_up card")
+    hand_lists = [_cards(h) for h in hands]
+    extra_lists = [_cards(p) for p in extra_piles]
+    if len(hand_lists) > players or len(extra_lists) > 2:
+        raise ValueError(f"{players} hands and 2 extra piles at most")
+    hand_lists += [[] for _ in range(players - len(hand_lists))]
+    extra_lists += [[] for _ in range(2 - len(extra_lists))]
+    for what, size, lists in (
+        ("hand", rules.hand_size, hand_lists),
+        ("extra pile", rules.extra_pile_size, extra_lists),
+    ):
+        for i, cards in enumerate(lists):
+            if len(cards) > size:
+                raise ValueError(f"{what} {i} has {len(cards)} cards; it takes {size}")
+    up = [] if face_up is None else _cards([face_up])
+    top = _cards(stock)
+    left = Counter(DECK)
+    for card in [c for group in (*hand_lists, *extra_lists, up, top) for c in group]:
+        if type(card) is not Card or left[card] == 0:
+            raise ValueError(f"{card!r} is named more often than the deck holds it")
+        left[card] -= 1
+    spare = iter(sorted(left.elements()))
+    deal: list[Card] = []
+    for cards, size in [(h, rules.hand_size) for h in hand_lists] + [
+        (e, rules.extra_pile_size) for e in extra_lists
+    ]:
+        deal += cards + [next(spare) for _ in range(size - len(cards))]
+    if rules.discard_pile_starts_face_up:
+        deal += up or [next(spare)]
+    deal += top + list(spare)
+    return tuple(deal)

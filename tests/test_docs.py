@@ -1,0 +1,41 @@
+"""Every ```python block of the README and docs/ runs (blocks of one file share a namespace), and
+every doctest in the package passes."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+import buraco_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_markdown_examples_run(path: Path) -> None:
+    namespace: dict[str, object] = {"__name__": "__doc_example__"}
+    for block in BLOCK.findall(path.read_text(encoding="utf-8")):
+        exec(compile(block, str(path), "exec"), namespace)
+
+
+def test_readme_has_examples() -> None:
+    assert BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+
+
+MODULES = sorted(
+    m.name for m in pkgutil.walk_packages(buraco_rules.__path__, buraco_rules.__name__ + ".")
+)
+
+
+@pytest.mark.parametrize("name", ["buraco_rules", *MODULES])
+def test_doctests(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
