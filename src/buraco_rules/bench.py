@@ -1,6 +1,7 @@
 """Benchmark: random playouts and the cost of each API call, per variant and player count.
 
-Run ``python -m buraco_rules.bench [--variant V] [--players N] [--seconds S] [--json]``. Every figure
+Run ``python -m buraco_rules.bench [--variant V] [--players N] [--seconds S] [--json]``. Every
+figure
 is the median of several timed rounds; ``--seconds`` is the budget of each variant and player
 count. Timings vary with the machine's load: compare figures taken in one session.
 """
@@ -50,7 +51,9 @@ def _timer_overhead_ns(n: int = 100_000) -> float:
     return total / n
 
 
-def _playout_round(rules: RuleSet, players: int, rng: random.Random, seconds: float) -> dict[str, float]:
+def _playout_round(
+    rules: RuleSet, players: int, rng: random.Random, seconds: float
+) -> dict[str, float]:
     games = steps = 0
     start = _now()
     while True:
@@ -95,7 +98,9 @@ def _instrumented_round(
     }
 
 
-def _sample_states(rules: RuleSet, players: int, rng: random.Random, games: int = 20) -> list[GameState]:
+def _sample_states(
+    rules: RuleSet, players: int, rng: random.Random, games: int = 20
+) -> list[GameState]:
     states = []
     for _ in range(games):
         state = new_game(rules, players, seed=rng.getrandbits(32))
