@@ -1,9 +1,9 @@
 """Actions: frozen value objects, each one event of a turn (R4).
 
 Cards are normalised to id order on construction, so equality never depends on the order given.
-Construction is lenient (notation strings are parsed, anything else is kept as given); it is
-:func:`buraco_rules.apply` that refuses what is not a legal action, with ``malformed-action`` for
-objects that are not cards or meld indexes.
+Construction is lenient: notation strings are parsed, card ids (0-52) become their cards, and
+anything else is kept as given; it is :func:`buraco_rules.apply` that refuses what is not a legal
+action, with ``malformed-action`` for objects that are not cards or meld indexes.
 
 >>> NewMeld("7S 5S 6S") == NewMeld([Card("5S"), Card("6S"), Card("7S")])
 True
@@ -30,21 +30,27 @@ __all__ = [
 ]
 
 
-def _to_cards(value: Any) -> tuple[Card, ...]:
+def _to_card(value: Any) -> Any:
+    # A Card is an int, so a bare card id would compare equal to its card: make it that card,
+    # so that equality, legality and apply agree. Anything else is kept for apply to refuse.
+    if isinstance(value, str):
+        return Card.parse(value)
+    if type(value) is int and 0 <= value <= 52:
+        return Card.from_id(value)
+    return value
+
+
+def _to_cards(value: Any) -> Any:
     if isinstance(value, str):
         return tuple(sorted(parse_cards(value)))
     try:
-        items = tuple(Card.parse(x) if isinstance(x, str) else x for x in value)
+        items = tuple(_to_card(x) for x in value)
     except TypeError:
-        return value  # type: ignore[no-any-return]  # not iterable: apply reports it
+        return value  # not iterable: apply reports it
     try:
         return tuple(sorted(items))
     except TypeError:
         return items
-
-
-def _to_card(value: Any) -> Card:
-    return Card.parse(value) if isinstance(value, str) else value
 
 
 @attrs.frozen(cache_hash=True)

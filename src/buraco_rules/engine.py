@@ -11,14 +11,18 @@ import random
 from bisect import bisect
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, Final
-
-import attrs
+from typing import Any, Final, NoReturn
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, Card
 from .errors import ErrorCode, IllegalAction
-from .going_out import has_required_canasta, may_discard_last, may_leave, remove_cards
+from .going_out import (
+    banned_after,
+    has_required_canasta,
+    may_discard_last,
+    may_leave,
+    remove_cards,
+)
 from .melds import Meld, MeldKind, classify, meld_error
 from .movegen import generate
 from .rules import RuleSet
@@ -26,7 +30,6 @@ from .state import GameState, Phase
 
 __all__ = ["apply", "is_legal", "legal_actions", "new_game"]
 
-_FIELDS: Final = tuple(a.name for a in attrs.fields(GameState) if a.init)
 _DECK_COUNTS: Final = Counter(DECK)
 
 
@@ -124,13 +127,11 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
 
 
 def is_legal(state: GameState, action: object) -> bool:
-    """Whether ``apply(state, action)`` would succeed (same answer as membership in
-    ``legal_actions(state)``)."""
+    """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``."""
     try:
-        _transition(state, action, None)
-    except IllegalAction:
+        return action in legal_actions(state)
+    except Exception:  # an unhashable or otherwise odd object is no legal action
         return False
-    return True
 
 
 def apply(state: GameState, action: object, player: int | None = None) -> GameState:
@@ -139,21 +140,39 @@ def apply(state: GameState, action: object, player: int | None = None) -> GameSt
     With ``player``, the action is also refused unless that seat is the one to act. Raises
     :class:`IllegalAction` (and nothing else) for any action the rules do not allow.
     """
-    return _transition(state, action, player)
-
-
-def _transition(state: GameState, action: object, player: object) -> GameState:
     if not isinstance(state, GameState):
         raise TypeError(f"expected a GameState, not {type(state).__name__}")
+    legal = legal_actions(state)
+    for candidate in legal:  # the usual case: an action taken from legal_actions itself
+        if candidate is action:
+            break
+    else:
+        try:
+            candidate = legal[legal.index(action)]  # == also accepts an equal copy
+        except Exception:
+            candidate = None
+    if candidate is None:
+        _explain_refusal(state, action, player)
     try:
-        return _check_and_build(state, action, player)
+        return _check_and_build(state, candidate, player)
     except IllegalAction:
-        raise
+        raise  # only the player check can still fail here
     except Exception:
         # Anything that is not a well-formed action must still end in IllegalAction.
         raise IllegalAction(
             ErrorCode.MALFORMED_ACTION, f"{_describe(action)} is not a well-formed action"
         ) from None
+
+
+def _explain_refusal(state: GameState, action: object, player: object) -> NoReturn:
+    """Raise the IllegalAction that says why ``action`` is not among the legal actions."""
+    try:
+        _check_and_build(state, action, player)
+    except IllegalAction:
+        raise
+    except Exception:
+        pass
+    raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{_describe(action)} is not a legal action")
 
 
 def _describe(obj: object) -> str:
@@ -306,12 +325,6 @@ def _take(state: GameState, action: TakeDiscardPile) -> GameState:
                 ErrorCode.MALFORMED_ACTION,
                 "the discard pile is open: take it without a meld, then meld (R11)",
             )
-        if open_take_is_dead_end(state):
-            raise IllegalAction(
-                ErrorCode.CANNOT_GO_OUT,
-                f"taking {top.pretty} would leave you no legal move: you may neither discard it "
-                "nor go out (R11, R14)",
-            )
         return _open_take(state)
     if type(inner) is not NewMeld and type(inner) is not AddToMeld:  # R10
         raise IllegalAction(
@@ -361,35 +374,31 @@ def _open_take(state: GameState) -> GameState:
     )
 
 
-def open_take_is_dead_end(state: GameState) -> bool:
-    """Taking a one-card open pile that may not be discarded again (R11) into a one-card hand can
-    leave no legal move; R14 forbids moving into such a dead end."""
-    if len(state.discard_pile) != 1 or len(state.hands[state.current_player]) != 1:
-        return False
-    if not state.rules.single_taken_card_discard_banned:
-        return False
-    return not generate(_open_take(state))
-
-
 def _meld(state: GameState, action: NewMeld | AddToMeld) -> GameState:
     cards = _cards_of(action.cards)
     seat = state.current_player
     team = seat % 2
     remaining = _take_from_hand(state.hands[seat], cards)
     melds = _melds_after(state, action, cards)
-    _check_leaves(state, team, remaining, melds)
+    banned = banned_after(state, cards)
+    _check_leaves(state, team, remaining, melds, banned)
     after = _replace(
         state,
         hands=_set(state.hands, seat, remaining),
         melds=_set(state.melds, team, melds),
+        taken_single_card=banned,
     )
     return _after_meld(after) if not remaining else after
 
 
 def _check_leaves(
-    state: GameState, team: int, remaining: tuple[Card, ...], melds: Sequence[Meld]
+    state: GameState,
+    team: int,
+    remaining: tuple[Card, ...],
+    melds: Sequence[Meld],
+    banned: Card | None = None,
 ) -> None:
-    if may_leave(state, team, remaining, melds):
+    if may_leave(state, team, remaining, melds, banned):
         return
     if not remaining:
         raise IllegalAction(
@@ -425,62 +434,71 @@ def _discard(state: GameState, action: Discard) -> GameState:
     team = seat % 2
     hand = state.hands[seat]
     remaining = _take_from_hand(hand, (card,))
-    if card == state.taken_single_card:
+    if card == state.taken_single_card and card not in remaining:
         raise IllegalAction(
             ErrorCode.CANNOT_DISCARD_TAKEN_CARD,
             f"{card.pretty} was the only card of the pile you took; keep it this turn (R11)",
         )
     melds = state.melds[team]
-    if not remaining and not may_discard_last(state, team, card, melds):
+    if not remaining and not may_discard_last(state, team, card, melds, state.taken_single_card):
         needs = "a clean canasta" if state.rules.going_out_needs_clean_canasta else "a canasta"
         if has_required_canasta(state, melds):
             reason = "the last card may not be a wildcard (R13)"
         else:
             reason = f"your team needs {needs} to go out (R13)"
         raise IllegalAction(ErrorCode.CANNOT_GO_OUT, f"you cannot discard your last card: {reason}")
-    after = _replace(
-        state,
-        hands=_set(state.hands, seat, remaining),
-        discard_pile=(*state.discard_pile, card),
-    )
+    hands = _set(state.hands, seat, remaining)
+    discard_pile = (*state.discard_pile, card)
+    extra_piles = state.extra_piles
+    extra_pile_taken = state.extra_pile_taken
+    untouched = state.untouched_extra_pile
     if not remaining:
-        extra = state.extra_piles[team]
-        if extra is None:
-            return _replace(after, phase=Phase.OVER, went_out=team)
-        after = _replace(  # R12: indirectly; it is played from the next turn (R19 until then)
-            after,
-            hands=_set(after.hands, seat, tuple(sorted(extra))),
-            extra_piles=_set(after.extra_piles, team, None),
-            extra_pile_taken=_set(after.extra_pile_taken, team, True),
-            untouched_extra_pile=_set(after.untouched_extra_pile, team, seat),
-        )
-    return _next_turn(after)
-
-
-def _next_turn(state: GameState) -> GameState:
-    """Pass the turn on (R1); an empty stock is refilled from an extra pile, or ends the hand
-    (R15)."""
-    seat = (state.current_player + 1) % state.players
+        extra = extra_piles[team]
+        if extra is None:  # R13: the hand ends
+            return _replace(
+                state, hands=hands, discard_pile=discard_pile, phase=Phase.OVER, went_out=team
+            )
+        # R12: indirectly; the pile is played from the next turn (and is untouched until then, R19)
+        hands = _set(hands, seat, tuple(sorted(extra)))
+        extra_piles = _set(extra_piles, team, None)
+        extra_pile_taken = _set(extra_pile_taken, team, True)
+        untouched = _set(untouched, team, seat)
+    # The turn passes on (R1).
+    seat = (seat + 1) % state.players
     team = seat % 2
-    changes: dict[str, Any] = {
-        "current_player": seat,
-        "phase": Phase.DRAW,
-        "taken_single_card": None,
-    }
-    if not state.stock:
-        extra_piles = state.extra_piles
+    stock = state.stock
+    if not stock:  # R15
         if state.rules.extra_pile_becomes_stock:
             for t in (team, 1 - team):
                 pile = extra_piles[t]
                 if pile is not None:
-                    changes["stock"] = pile  # in deal order: its first card is drawn first
-                    changes["extra_piles"] = _set(extra_piles, t, None)
+                    stock = pile  # in deal order: its first card is drawn first
+                    extra_piles = _set(extra_piles, t, None)
                     break
-        if "stock" not in changes:
-            return _replace(state, phase=Phase.OVER)
-    if state.untouched_extra_pile[team] == seat:  # R19: the taker's next turn has come
-        changes["untouched_extra_pile"] = _set(state.untouched_extra_pile, team, None)
-    return _replace(state, **changes)
+        if not stock:
+            return _replace(
+                state,
+                hands=hands,
+                discard_pile=discard_pile,
+                extra_piles=extra_piles,
+                extra_pile_taken=extra_pile_taken,
+                untouched_extra_pile=untouched,
+                phase=Phase.OVER,
+            )
+    if untouched[team] == seat:  # R19: the taker's next turn has come
+        untouched = _set(untouched, team, None)
+    return _replace(
+        state,
+        current_player=seat,
+        phase=Phase.DRAW,
+        hands=hands,
+        stock=stock,
+        discard_pile=discard_pile,
+        extra_piles=extra_piles,
+        extra_pile_taken=extra_pile_taken,
+        untouched_extra_pile=untouched,
+        taken_single_card=None,
+    )
 
 
 # --- building states -----------------------------------------------------------------------------
@@ -490,7 +508,41 @@ def _set(values: tuple[Any, ...], index: int, value: Any) -> Any:
     return values[:index] + (value,) + values[index + 1 :]
 
 
-def _replace(state: GameState, **changes: Any) -> GameState:
-    values = {name: getattr(state, name) for name in _FIELDS}
-    values.update(changes)
-    return GameState(**values)
+_KEEP: Any = object()
+
+
+def _replace(
+    state: GameState,
+    *,
+    current_player: int = -1,
+    phase: Phase | None = None,
+    hands: tuple[tuple[Card, ...], ...] | None = None,
+    stock: tuple[Card, ...] | None = None,
+    discard_pile: tuple[Card, ...] | None = None,
+    melds: tuple[tuple[Meld, ...], tuple[Meld, ...]] | None = None,
+    extra_piles: tuple[tuple[Card, ...] | None, tuple[Card, ...] | None] | None = None,
+    extra_pile_taken: tuple[bool, bool] | None = None,
+    untouched_extra_pile: tuple[int | None, int | None] | None = None,
+    taken_single_card: Card | None = _KEEP,
+    went_out: int | None = _KEEP,
+) -> GameState:
+    # Spelled out rather than attrs.evolve: this is on every step's path.
+    return GameState(
+        rules=state.rules,
+        players=state.players,
+        current_player=state.current_player if current_player < 0 else current_player,
+        phase=state.phase if phase is None else phase,
+        hands=state.hands if hands is None else hands,
+        stock=state.stock if stock is None else stock,
+        discard_pile=state.discard_pile if discard_pile is None else discard_pile,
+        melds=state.melds if melds is None else melds,
+        extra_piles=state.extra_piles if extra_piles is None else extra_piles,
+        extra_pile_taken=state.extra_pile_taken if extra_pile_taken is None else extra_pile_taken,
+        untouched_extra_pile=state.untouched_extra_pile
+        if untouched_extra_pile is None
+        else untouched_extra_pile,
+        taken_single_card=state.taken_single_card
+        if taken_single_card is _KEEP
+        else taken_single_card,
+        went_out=state.went_out if went_out is _KEEP else went_out,
+    )

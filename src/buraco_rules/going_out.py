@@ -38,10 +38,20 @@ def has_required_canasta(state: GameState, melds: Sequence[Meld]) -> bool:
     return any(m.is_canasta and (m.wildcard is None or not clean_needed) for m in melds)
 
 
-def may_discard_last(state: GameState, team: int, card: Card, melds: Sequence[Meld]) -> bool:
-    """Discarding ``card`` as the player's last card is allowed: the team takes its extra pile
-    (R12, indirectly) or ends the hand (R13, where Italian Buraco bans a wildcard)."""
-    if card == state.taken_single_card:
+def banned_after(state: GameState, melded: tuple[Card, ...]) -> Card | None:
+    """The card that may not be discarded after melding ``melded`` (R11): melding a copy of the
+    single card taken from the pile lifts the ban, as copies are interchangeable (R2)."""
+    banned = state.taken_single_card
+    return None if banned is not None and banned in melded else banned
+
+
+def may_discard_last(
+    state: GameState, team: int, card: Card, melds: Sequence[Meld], banned: Card | None
+) -> bool:
+    """Discarding ``card`` as the player's last card is allowed: it is not the card just taken
+    (R11), and the team takes its extra pile (R12, indirectly) or ends the hand (R13, where Italian
+    Buraco bans a wildcard)."""
+    if card == banned:
         return False  # R11
     if state.extra_piles[team] is not None:
         return True
@@ -51,7 +61,11 @@ def may_discard_last(state: GameState, team: int, card: Card, melds: Sequence[Me
 
 
 def may_leave(
-    state: GameState, team: int, remaining: tuple[Card, ...], melds: Sequence[Meld]
+    state: GameState,
+    team: int,
+    remaining: tuple[Card, ...],
+    melds: Sequence[Meld],
+    banned: Card | None = None,
 ) -> bool:
     """R14: a meld may leave ``remaining`` in the hand: two cards or more, or none when the team
     takes its extra pile directly (R12) or may end the hand by melding (R13), or one card that the
@@ -62,4 +76,4 @@ def may_leave(
         if state.extra_piles[team] is not None:
             return True
         return state.rules.may_go_out_by_melding and has_required_canasta(state, melds)
-    return may_discard_last(state, team, remaining[0], melds)
+    return may_discard_last(state, team, remaining[0], melds, banned)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import enum
 from functools import lru_cache
-from itertools import product
 from typing import Final
 
 import attrs
@@ -221,185 +220,16 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
 
 def meld_error(cards: tuple[Card, ...]) -> ErrorCode:
     """Why ``cards`` (which form no valid meld) fail: too many wildcards, or not a meld at all."""
-    wild = sum(1 for c in cards if _IS_WILD[c])
-    suits = {c // 13 for c in cards if not _IS_WILD[c]}
-    own_twos = sum(1 for c in cards if c != _J and c % 13 == 1 and c // 13 in suits)
-    # A 2 of the run's own suit may stand naturally (R7), so it is not counted against the limit.
-    return ErrorCode.TOO_MANY_WILDCARDS if wild - min(own_twos, 1) > 1 else ErrorCode.INVALID_MELD
+    naturals = [c for c in cards if not _IS_WILD[c]]
+    wild = len(cards) - len(naturals)
+    suits = {c // 13 for c in naturals}
+    could_be_run = len(suits) == 1 and len({c % 13 for c in naturals}) == len(naturals)
+    # In a run, one 2 of the run's own suit may stand naturally (R7): it is not counted.
+    if could_be_run and any(c == 13 * min(suits) + 1 for c in cards):
+        wild -= 1
+    return ErrorCode.TOO_MANY_WILDCARDS if wild > 1 else ErrorCode.INVALID_MELD
 
 
 def classify(cards: tuple[Card, ...], rules: RuleSet) -> Meld | None:
     """The meld that the sorted ``cards`` form under ``rules``, or None."""
     return _classify(cards, *_meld_rules(rules))
-
-
-# --- Generating every meld and addition a hand allows -------------------------------------------
-
-
-def _merge(a: tuple[Card, ...], b: tuple[Card, ...]) -> tuple[Card, ...]:
-    return tuple(sorted(a + b))
-
-
-@lru_cache(maxsize=1 << 15)
-def run_options(
-    suit: int,
-    hand: tuple[Card, ...],
-    meld: Meld | None,
-    max_aces: int,
-) -> tuple[tuple[tuple[Card, ...], Meld], ...]:
-    """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid run of ``suit`` (or, with
-    no meld, S alone is a new run), each with the resulting meld, in a deterministic order.
-
-    ``hand`` holds only the cards that can matter: the suit's cards and the wild cards, sorted.
-    Instead of trying every subset, walk the intervals of positions the run could cover: within
-    one, the hand supplies the natural cards it has, one interior one may be left for a wildcard,
-    and one wildcard may be added (R7, R8). The meld's validity is then decided by the classifier,
-    so this only has to propose a superset of the answers.
-    """
-    base = suit * 13
-    own_two = base + 1
-    available = 0
-    aces = own_twos = 0
-    wild_types: list[Card] = []
-    for c in hand:
-        if c // 13 == suit and c != _J:
-            if c == base:
-                aces += 1
-                available |= 2 | 1 << 14
-            elif c == own_two:
-                own_twos += 1
-                available |= 4
-            else:
-                available |= 1 << (c - base + 1)
-        if _IS_WILD[c] and (not wild_types or wild_types[-1] != c):
-            wild_types.append(c)
-    if meld is None:
-        covered = 0
-        starts = [p for p in range(1, 15) if available >> p & 1]
-        found: dict[tuple[Card, ...], Meld] = {}
-        for a in starts:
-            for b in range(a + 1, 15):
-                if not available >> b & 1:
-                    continue
-                if not _propose(
-                    found, base, a, b, covered, available, aces, own_twos, wild_types, (), max_aces
-                ):
-                    break
-        return tuple(sorted(found.items()))
-    covered = meld.naturals
-    if any(c == own_two for c in meld.multiset):
-        covered |= 4  # the meld's own 2 may move into its natural place (R8)
-    lo = (meld.naturals & -meld.naturals).bit_length() - 1
-    hi = meld.naturals.bit_length() - 1
-    found = {}
-    for a in range(lo, 0, -1):
-        if a != lo and not available >> a & 1:
-            if _too_many_missing(a, hi, covered, available):
-                break
-            continue
-        for b in range(hi, 15):
-            if b != hi and not available >> b & 1:
-                continue
-            if not _propose(
-                found,
-                base,
-                a,
-                b,
-                covered,
-                available,
-                aces,
-                own_twos,
-                wild_types,
-                meld.multiset,
-                max_aces,
-            ):
-                break
-    return tuple(sorted(found.items()))
-
-
-def _too_many_missing(a: int, b: int, covered: int, available: int) -> bool:
-    span = ((1 << (b + 1)) - 1) ^ ((1 << a) - 1)
-    return (span & ~covered & ~available).bit_count() > 2
-
-
-def _propose(
-    found: dict[tuple[Card, ...], Meld],
-    base: int,
-    a: int,
-    b: int,
-    covered: int,
-    available: int,
-    aces: int,
-    own_twos: int,
-    wild_types: list[Card],
-    meld_cards: tuple[Card, ...],
-    max_aces: int,
-) -> bool:
-    """Add the options whose natural cards span positions a..b; False when wider spans with the
-    same start cannot help (more than two positions missing)."""
-    span = ((1 << (b + 1)) - 1) ^ ((1 << a) - 1)
-    need = span & ~covered
-    missing = need & ~available
-    if missing.bit_count() > 2:
-        return False
-    supplied = need & available
-    interior = [p for p in _bits(supplied) if a < p < b]
-    for left_out in [0, *interior]:
-        if missing.bit_count() + (1 if left_out else 0) > 2:
-            continue
-        bits = supplied & ~(1 << left_out) if left_out else supplied
-        if bits & 2 and bits >> 14 & 1 and aces < 2:
-            continue
-        naturals = tuple(_card_at(base, p) for p in _bits(bits))
-        for wild in [None, *wild_types]:
-            if wild is None:
-                addition = naturals
-            else:
-                if wild == base + 1 and bits & 4 and own_twos < 2:
-                    continue
-                addition = naturals + (wild,)
-            if not addition or (not meld_cards and len(addition) < MIN_MELD_SIZE):
-                continue
-            addition = tuple(sorted(addition))
-            if addition in found:
-                continue
-            result = _classify(_merge(meld_cards, addition), max_aces, False, 0)
-            if result is not None and result.suit == base // 13:
-                found[addition] = result
-    return True
-
-
-@lru_cache(maxsize=1 << 14)
-def set_options(
-    rank: int,
-    hand: tuple[Card, ...],
-    meld: Meld | None,
-    max_set_size: int,
-) -> tuple[tuple[tuple[Card, ...], Meld], ...]:
-    """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid set of ``rank`` (0 = ace),
-    or with no meld a new set; ``hand`` holds that rank's cards and the wild cards (R5, R7)."""
-    naturals: list[tuple[Card, int]] = []
-    wild_types: list[Card] = []
-    for c in hand:
-        if _IS_WILD[c]:
-            if not wild_types or wild_types[-1] != c:
-                wild_types.append(c)
-        elif c % 13 == rank:
-            if naturals and naturals[-1][0] == c:
-                naturals[-1] = (c, naturals[-1][1] + 1)
-            else:
-                naturals.append((c, 1))
-    meld_cards = meld.multiset if meld is not None else ()
-    found: dict[tuple[Card, ...], Meld] = {}
-    for counts in product(*(range(n + 1) for _, n in naturals)):
-        chosen: tuple[Card, ...] = ()
-        for (card, _), k in zip(naturals, counts, strict=True):
-            chosen += (card,) * k
-        for wild in [None, *wild_types]:
-            addition = chosen if wild is None else tuple(sorted((*chosen, wild)))
-            if not addition:
-                continue
-            result = _classify(_merge(meld_cards, addition), 1, True, max_set_size)
-            if result is not None and result.kind is MeldKind.SET:
-                found[addition] = result
-    return tuple(sorted(found.items()))

@@ -1,0 +1,185 @@
+"""Meld search: every new meld, and every addition to a meld, that some cards allow.
+
+A run is searched by arithmetic on bitmasks of positions (1-14, see :mod:`buraco_rules.melds`):
+the natural cards of a valid run cover an interval of positions with at most one hole, which
+its one wildcard fills (R7, R8). So the search walks the intervals the hand's cards can reach,
+lets the hand leave out at most one interior card for a wildcard, and tries each wildcard type;
+only the survivors are built and confirmed by the classifier, the one source of truth.
+
+Both searches are pure functions of small tuples and are memoised: between two states of a
+game most suits of a hand and most melds are unchanged, so most look-ups hit.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from itertools import product
+from typing import Final
+
+from .cards import Card, all_cards
+from .melds import Meld, MeldKind, _classify
+
+__all__ = ["Option", "run_options", "set_options"]
+
+_CARDS: Final = all_cards()
+_IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
+
+Option = tuple[tuple[Card, ...], Meld]
+"""The cards taken from the hand, and the meld they make (new, or the meld they were added to)."""
+
+
+@cache
+def _positions(mask: int) -> tuple[int, ...]:
+    return tuple(p for p in range(15) if mask >> p & 1)
+
+
+def _span(a: int, b: int) -> int:
+    return ((1 << (b + 1)) - 1) ^ ((1 << a) - 1)
+
+
+def _fits(naturals: int, wilds: int, max_aces: int) -> bool:
+    """Natural positions plus ``wilds`` wildcards make a run (R5-R8)."""
+    if wilds > 1 or not naturals:
+        return False
+    if naturals & 2 and naturals >> 14 & 1 and max_aces < 2:
+        return False  # R6
+    lo = (naturals & -naturals).bit_length() - 1
+    hi = naturals.bit_length() - 1
+    count = naturals.bit_count()
+    gaps = hi - lo + 1 - count
+    if gaps > wilds or count + wilds < 3:
+        return False
+    return not (wilds and not gaps and hi - lo + 1 >= 14)
+
+
+def _run_fits(naturals: int, wilds: list[Card], own_two: int, max_aces: int) -> bool:
+    """Whether the cards fit some layout: a 2 of the suit may stand in its place or act as the
+    wildcard, whichever works (R7, R8)."""
+    n = len(wilds)
+    if own_two in wilds and not naturals & 4 and _fits(naturals | 4, n - 1, max_aces):
+        return True
+    if _fits(naturals, n, max_aces):
+        return True
+    return bool(naturals & 4) and _fits(naturals & ~4, n + 1, max_aces)
+
+
+def _card_at(base: int, position: int) -> Card:
+    return _CARDS[base if position in (1, 14) else base + position - 1]
+
+
+@lru_cache(maxsize=1 << 15)
+def run_options(
+    suit: int, hand: tuple[Card, ...], meld: Meld | None, max_aces: int
+) -> tuple[Option, ...]:
+    """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid run of ``suit`` (with no
+    meld: S alone is a new run), with the resulting meld, in the order of S.
+
+    ``hand`` is sorted and holds only cards that can matter: the suit's and the wild cards.
+    """
+    base = suit * 13
+    own_two = base + 1
+    available = aces = twos = 0
+    wild_types: list[Card] = []
+    for c in hand:
+        if c // 13 == suit:
+            if c == base:
+                aces += 1
+                available |= 2 | 1 << 14
+            elif c == own_two:
+                twos += 1
+                available |= 4
+            else:
+                available |= 1 << (c - base + 1)
+        if _IS_WILD[c] and (not wild_types or wild_types[-1] != c):
+            wild_types.append(c)
+    if meld is None:
+        covered = 0
+        meld_wilds: list[Card] = []
+        meld_cards: tuple[Card, ...] = ()
+        starts: tuple[int, ...] = _positions(available)
+        lo = hi = 0
+    else:
+        covered = meld.naturals
+        meld_wilds = [] if meld.wildcard is None else [meld.wildcard]
+        meld_cards = meld.multiset
+        lo = (covered & -covered).bit_length() - 1
+        hi = covered.bit_length() - 1
+        starts = tuple(a for a in range(lo, 0, -1) if a == lo or available >> a & 1)
+    found: dict[tuple[Card, ...], Meld] = {}
+    for a in starts:
+        for b in range(max(a + 1, hi), 15):
+            if b != hi and not available >> b & 1:
+                continue
+            span = _span(a, b)
+            supplied = span & available & ~covered
+            holes = (span & ~covered & ~available).bit_count()
+            if holes > 2:
+                break  # wider spans only add holes
+            for left_out in (0, *(p for p in _positions(supplied) if a < p < b)):
+                if holes + (left_out > 0) > 2:
+                    continue
+                bits = supplied & ~(1 << left_out) if left_out else supplied
+                if bits & 2 and bits >> 14 & 1 and aces < 2:
+                    continue
+                naturals = covered | bits
+                own = [_card_at(base, p) for p in _positions(bits)]
+                for wild in (None, *wild_types):
+                    if wild is None:
+                        if not bits:
+                            continue
+                        wilds = meld_wilds
+                        addition = own
+                    else:
+                        if wild == own_two and bits & 4 and twos < 2:
+                            continue
+                        wilds = [*meld_wilds, wild]
+                        addition = [*own, wild]
+                    if meld is None and len(addition) < 3:
+                        continue
+                    if not _run_fits(naturals, wilds, own_two, max_aces):
+                        continue
+                    key = tuple(sorted(addition))
+                    if key in found:
+                        continue
+                    result = _classify(tuple(sorted(meld_cards + key)), max_aces, False, 0)
+                    if result is not None and result.suit == suit:
+                        found[key] = result
+    return tuple(sorted(found.items()))
+
+
+@lru_cache(maxsize=1 << 14)
+def set_options(
+    rank: int, hand: tuple[Card, ...], meld: Meld | None, max_set_size: int
+) -> tuple[Option, ...]:
+    """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid set of ``rank`` (0 = ace;
+    with no meld: S alone is a new set), with the resulting meld; ``hand`` holds that rank's cards
+    and the wild cards (R5, R7)."""
+    naturals: list[tuple[Card, int]] = []
+    wild_types: list[Card] = []
+    for c in hand:
+        if _IS_WILD[c]:
+            if not wild_types or wild_types[-1] != c:
+                wild_types.append(c)
+        elif c % 13 == rank:
+            if naturals and naturals[-1][0] == c:
+                naturals[-1] = (c, naturals[-1][1] + 1)
+            else:
+                naturals.append((c, 1))
+    meld_cards = meld.multiset if meld is not None else ()
+    meld_wild = meld is not None and meld.wildcard is not None
+    room = max_set_size - len(meld_cards)
+    found: dict[tuple[Card, ...], Meld] = {}
+    for counts in product(*(range(n + 1) for _, n in naturals)):
+        chosen: tuple[Card, ...] = ()
+        for (card, _), k in zip(naturals, counts, strict=True):
+            chosen += (card,) * k
+        for wild in (None, *([] if meld_wild else wild_types)):
+            addition = chosen if wild is None else tuple(sorted((*chosen, wild)))
+            if not addition or len(addition) > room:
+                continue
+            if meld is None and (len(chosen) < 2 or len(addition) < 3):
+                continue
+            result = _classify(tuple(sorted(meld_cards + addition)), 1, True, max_set_size)
+            if result is not None and result.kind is MeldKind.SET:
+                found[addition] = result
+    return tuple(sorted(found.items()))
