@@ -14,7 +14,7 @@ from . import variants
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
-from .engine import apply, is_legal, legal_actions, new_game
+from .engine import apply, is_legal, legal_actions, new_game, why_illegal
 from .errors import ErrorCode, IllegalAction
 from .melds import CanastaKind, Meld, MeldKind
 from .rules import CanastaBonuses, CardValues, RuleSet
@@ -53,6 +53,7 @@ __all__ = [
     "parse_cards",
     "score",
     "variants",
+    "why_illegal",
 ]
 
 __version__ = "0.1.0"

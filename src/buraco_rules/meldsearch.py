@@ -52,15 +52,90 @@ def _fits(naturals: int, wilds: int, max_aces: int) -> bool:
     return not (wilds and not gaps and hi - lo + 1 >= 14)
 
 
-def _run_fits(naturals: int, wilds: list[Card], own_two: int, max_aces: int) -> bool:
-    """Whether the cards fit some layout: a 2 of the suit may stand in its place or act as the
+def _run_fits(naturals: int, wilds: int, own_twos: int, max_aces: int) -> bool:
+    """Whether natural positions plus ``wilds`` wildcards, ``own_twos`` of them 2s of the run's
+    suit, fit some layout: such a 2 may stand in its own place, and a natural 2 may act as the
     wildcard, whichever works (R7, R8)."""
-    n = len(wilds)
-    if own_two in wilds and not naturals & 4 and _fits(naturals | 4, n - 1, max_aces):
+    if own_twos and not naturals & 4 and _fits(naturals | 4, wilds - 1, max_aces):
         return True
-    if _fits(naturals, n, max_aces):
+    if _fits(naturals, wilds, max_aces):
         return True
-    return bool(naturals & 4) and _fits(naturals & ~4, n + 1, max_aces)
+    return bool(naturals & 4) and _fits(naturals & ~4, wilds + 1, max_aces)
+
+
+NO_WILD: Final = 0
+OTHER_WILD: Final = 1
+OWN_TWO: Final = 2
+
+
+@lru_cache(maxsize=1 << 16)  # keys are a few small ints, and few of them occur
+def run_shapes(
+    available: int,
+    covered: int,
+    meld_wild: int,
+    aces: int,
+    twos: int,
+    other_wild: bool,
+    new: bool,
+    max_aces: int,
+) -> tuple[tuple[int, int], ...]:
+    """The ways to make a run from natural positions, independently of suit and of which
+    wildcard: pairs ``(bits, wild)`` of the positions the hand supplies and the kind of wildcard it
+    adds (``NO_WILD``, ``OTHER_WILD`` for a joker or another suit's 2, ``OWN_TWO``).
+
+    ``available``: positions the hand can fill (an ace fills 1 and 14, its suit's 2 fills 2);
+    ``covered``/``meld_wild``: the meld's natural positions and kind of wildcard (0 and NO_WILD
+    for a new run); ``aces``/``twos``: copies of the suit's ace and 2 in the hand.
+
+    The natural cards of a run cover an interval with at most one hole, which its one wildcard
+    fills (R7, R8); so walk the intervals the hand can reach, let it leave out one interior card
+    for a wildcard, and keep what :func:`_run_fits` accepts. Up to two holes are tried because a
+    2 of the suit may move between its own place and a hole.
+    """
+    if new:
+        starts: tuple[int, ...] = _positions(available)
+        lo = hi = 0
+    else:
+        lo = (covered & -covered).bit_length() - 1
+        hi = covered.bit_length() - 1
+        starts = tuple(a for a in range(lo, 0, -1) if a == lo or available >> a & 1)
+    wild_kinds = [NO_WILD]
+    if other_wild:
+        wild_kinds.append(OTHER_WILD)
+    if twos:
+        wild_kinds.append(OWN_TWO)
+    meld_wilds = 0 if meld_wild == NO_WILD else 1
+    meld_twos = 1 if meld_wild == OWN_TWO else 0
+    found: list[tuple[int, int]] = []
+    for a in starts:
+        for b in range(max(a + 1, hi), 15):
+            if b != hi and not available >> b & 1:
+                continue
+            span = _span(a, b)
+            supplied = span & available & ~covered
+            holes = (span & ~covered & ~available).bit_count()
+            if holes > 2:
+                break  # wider spans only add holes
+            for left_out in (0, *(p for p in _positions(supplied) if a < p < b)):
+                if holes + (left_out > 0) > 2:
+                    continue
+                bits = supplied & ~(1 << left_out) if left_out else supplied
+                if bits & 2 and bits >> 14 & 1 and aces < 2:
+                    continue
+                size = bits.bit_count()
+                for wild in wild_kinds:
+                    if wild == NO_WILD:
+                        if not bits or (new and size < 3):
+                            continue
+                    elif new and size < 2:
+                        continue
+                    if wild == OWN_TWO and bits & 4 and twos < 2:
+                        continue
+                    wilds = meld_wilds + (wild != NO_WILD)
+                    own = meld_twos + (wild == OWN_TWO)
+                    if _run_fits(covered | bits, wilds, own, max_aces):
+                        found.append((bits, wild))
+    return tuple(found)
 
 
 def _card_at(base: int, position: int) -> Card:
@@ -77,9 +152,9 @@ def run_options(
     ``hand`` is sorted and holds only cards that can matter: the suit's and the wild cards.
     """
     base = suit * 13
-    own_two = base + 1
+    own_two = _CARDS[base + 1]
     available = aces = twos = 0
-    wild_types: list[Card] = []
+    others: list[Card] = []
     for c in hand:
         if c // 13 == suit:
             if c == base:
@@ -90,60 +165,39 @@ def run_options(
                 available |= 4
             else:
                 available |= 1 << (c - base + 1)
-        if _IS_WILD[c] and (not wild_types or wild_types[-1] != c):
-            wild_types.append(c)
+        elif _IS_WILD[c] and (not others or others[-1] != c):
+            others.append(c)
+    meld_cards: tuple[Card, ...] = ()
     if meld is None:
-        covered = 0
-        meld_wilds: list[Card] = []
-        meld_cards: tuple[Card, ...] = ()
-        starts: tuple[int, ...] = _positions(available)
-        lo = hi = 0
+        covered, meld_wild = 0, NO_WILD
     else:
-        covered = meld.naturals
-        meld_wilds = [] if meld.wildcard is None else [meld.wildcard]
-        meld_cards = meld.multiset
-        lo = (covered & -covered).bit_length() - 1
-        hi = covered.bit_length() - 1
-        starts = tuple(a for a in range(lo, 0, -1) if a == lo or available >> a & 1)
+        covered, meld_cards = meld.naturals, meld.multiset
+        meld_wild = (
+            NO_WILD
+            if meld.wildcard is None
+            else OWN_TWO
+            if meld.wildcard == own_two
+            else OTHER_WILD
+        )
+    shapes = run_shapes(
+        available, covered, meld_wild, aces, twos, bool(others), meld is None, max_aces
+    )
     found: dict[tuple[Card, ...], Meld] = {}
-    for a in starts:
-        for b in range(max(a + 1, hi), 15):
-            if b != hi and not available >> b & 1:
+    for bits, wild in shapes:
+        naturals = tuple(_card_at(base, p) for p in _positions(bits))
+        if wild == NO_WILD:
+            additions: list[tuple[Card, ...]] = [naturals]
+        elif wild == OWN_TWO:
+            additions = [(*naturals, own_two)]
+        else:
+            additions = [(*naturals, w) for w in others]
+        for addition in additions:
+            key = tuple(sorted(addition))
+            if key in found:
                 continue
-            span = _span(a, b)
-            supplied = span & available & ~covered
-            holes = (span & ~covered & ~available).bit_count()
-            if holes > 2:
-                break  # wider spans only add holes
-            for left_out in (0, *(p for p in _positions(supplied) if a < p < b)):
-                if holes + (left_out > 0) > 2:
-                    continue
-                bits = supplied & ~(1 << left_out) if left_out else supplied
-                if bits & 2 and bits >> 14 & 1 and aces < 2:
-                    continue
-                naturals = covered | bits
-                own = [_card_at(base, p) for p in _positions(bits)]
-                for wild in (None, *wild_types):
-                    if wild is None:
-                        if not bits:
-                            continue
-                        wilds = meld_wilds
-                        addition = own
-                    else:
-                        if wild == own_two and bits & 4 and twos < 2:
-                            continue
-                        wilds = [*meld_wilds, wild]
-                        addition = [*own, wild]
-                    if meld is None and len(addition) < 3:
-                        continue
-                    if not _run_fits(naturals, wilds, own_two, max_aces):
-                        continue
-                    key = tuple(sorted(addition))
-                    if key in found:
-                        continue
-                    result = _classify(tuple(sorted(meld_cards + key)), max_aces, False, 0)
-                    if result is not None and result.suit == suit:
-                        found[key] = result
+            result = _classify(tuple(sorted(meld_cards + key)), max_aces, False, 0)
+            if result is not None and result.suit == suit:
+                found[key] = result
     return tuple(sorted(found.items()))
 
 

@@ -1,8 +1,9 @@
 """The move generator: every legal action of a state, in a documented deterministic order.
 
-Order: in the draw phase, ``DrawFromStock`` then the ways to take the discard pile (new melds
-before additions); in the play phase, new melds (runs by suit, then sets by rank), additions (by
-meld index), then discards (by card id). Within a group, by the cards' ids.
+Order: ``DrawFromStock``, then the ways to take the discard pile; or, in the play phase, the melds
+then the discards (by card id). Melds and takes come suit by suit (clubs, diamonds, hearts,
+spades): the new runs, then the additions to that suit's runs by meld index; then rank by rank,
+a new set or the additions to the team's set of that rank. Within each, by the cards' ids.
 
 A hand is cut into suits (its ids are suit-major, so each suit is one slice) plus the kinds of
 wild card it holds. The actions each suit allows, alone or on a meld, are a pure function of that
@@ -38,37 +39,52 @@ Choice = tuple[Action, tuple[Card, ...], Meld]
 class _Part:
     """The actions one suit or rank allows: all of them, and how many cards the largest uses."""
 
-    __slots__ = ("actions", "choices", "largest")
+    __slots__ = ("actions", "choices", "largest", "results")
 
     def __init__(self, choices: tuple[Choice, ...]) -> None:
         self.choices = choices
         self.actions = tuple(c[0] for c in choices)
+        self.results = tuple(c[2] for c in choices)
         self.largest = max((len(c[1]) for c in choices), default=0)
 
 
-_EMPTY: Final = _Part(())
+IndexedMelds = tuple[tuple[int, Meld], ...]
 
 
 @lru_cache(maxsize=1 << 16)
-def _new_runs(suit: int, cards: tuple[Card, ...], max_aces: int) -> _Part:
-    return _Part(tuple((NewMeld(s), s, m) for s, m in run_options(suit, cards, None, max_aces)))
-
-
-@lru_cache(maxsize=1 << 16)
-def _new_sets(rank: int, cards: tuple[Card, ...], max_size: int) -> _Part:
-    return _Part(tuple((NewMeld(s), s, m) for s, m in set_options(rank, cards, None, max_size)))
-
-
-@lru_cache(maxsize=1 << 16)
-def _additions(
-    index: int, meld: Meld, cards: tuple[Card, ...], max_aces: int, max_size: int
+def _suit_part(
+    suit: int, cards: tuple[Card, ...], melds: IndexedMelds, new: bool, max_aces: int
 ) -> _Part:
-    if meld.suit is not None:
-        options = run_options(meld.suit, cards, meld, max_aces)
-    else:
-        assert meld.rank is not None
-        options = set_options(meld.rank - 1, cards, meld, max_size)
-    return _Part(tuple((AddToMeld(index, s), s, m) for s, m in options))
+    """New runs of ``suit`` (if ``new``) then additions to its runs ``melds``, from ``cards``."""
+    choices: list[Choice] = []
+    if new:
+        choices += [(_new_meld(s), s, m) for s, m in run_options(suit, cards, None, max_aces)]
+    for i, meld in melds:
+        choices += [(_add(i, s), s, m) for s, m in run_options(suit, cards, meld, max_aces)]
+    return _Part(tuple(choices))
+
+
+@lru_cache(maxsize=1 << 16)
+def _rank_part(
+    rank: int, cards: tuple[Card, ...], melds: IndexedMelds, new: bool, max_size: int
+) -> _Part:
+    """A new set of ``rank`` (if ``new``), or additions to the team's set of it (R5)."""
+    choices: list[Choice] = []
+    if new:
+        choices += [(_new_meld(s), s, m) for s, m in set_options(rank, cards, None, max_size)]
+    for i, meld in melds:
+        choices += [(_add(i, s), s, m) for s, m in set_options(rank, cards, meld, max_size)]
+    return _Part(tuple(choices))
+
+
+@lru_cache(maxsize=1 << 16)
+def _new_meld(cards: tuple[Card, ...]) -> NewMeld:
+    return NewMeld(cards)
+
+
+@lru_cache(maxsize=1 << 16)
+def _add(index: int, cards: tuple[Card, ...]) -> AddToMeld:
+    return AddToMeld(index, cards)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -98,48 +114,53 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
     """Every new meld and addition ``hand`` allows (ignoring R14); with ``must``, only the parts
     that can use that card (its suit's runs, its rank's sets, or everything for a wildcard)."""
     rules = state.rules
-    melds = state.melds[state.current_player % 2]
     slices, wilds = _suits(hand)
     only_suit = -1 if must is None or _IS_WILD[must] else must // 13
-    only_rank = -1 if must is None or _IS_WILD[must] else must % 13
+    by_suit: list[list[tuple[int, Meld]]] = [[], [], [], []]
+    by_rank: dict[int, tuple[int, Meld]] = {}
+    for i, meld in enumerate(state.melds[state.current_player % 2]):
+        if meld.suit is not None:
+            by_suit[meld.suit].append((i, meld))
+        else:
+            assert meld.rank is not None
+            by_rank[meld.rank - 1] = (i, meld)
     max_aces = rules.max_natural_aces_in_run
     parts = []
     for s in range(4):
-        if len(slices[s]) >= 2 and only_suit in (-1, s):
-            parts.append(_new_runs(s, _with(slices[s], wilds), max_aces))
-    groups: dict[int, tuple[Card, ...]] = {}
+        if only_suit in (-1, s) and (len(slices[s]) >= 2 or by_suit[s]):
+            cards = _with(slices[s], wilds)
+            if cards:
+                parts.append(_suit_part(s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces))
     if rules.sets_allowed:
+        only_rank = -1 if must is None or _IS_WILD[must] else must % 13
+        groups: dict[int, tuple[Card, ...]] = {}
         for c in hand:
             if not _IS_WILD[c]:
                 groups[c % 13] = (*groups.get(c % 13, ()), c)
-        held = {m.rank - 1 for m in melds if m.rank is not None}
-        for r in sorted(groups):
-            # R5: a team holds one set of a rank
-            if len(groups[r]) >= 2 and r not in held and only_rank in (-1, r):
-                parts.append(_new_sets(r, _with(groups[r], wilds), rules.max_set_size))
-    for i, meld in enumerate(melds):
-        if meld.suit is not None:
-            if only_suit not in (-1, meld.suit):
-                continue
-            cards = _with(slices[meld.suit], wilds)
-        else:
-            assert meld.rank is not None
-            r = meld.rank - 1
+        for r in sorted(set(groups) | set(by_rank)):
             if only_rank not in (-1, r):
                 continue
-            cards = _with(groups.get(r, ()), wilds)
-        if cards:
-            parts.append(_additions(i, meld, cards, max_aces, rules.max_set_size))
+            held = by_rank.get(r)
+            natural = groups.get(r, ())
+            # R5: a team holds one set of a rank; more cards go onto it
+            new = held is None and len(natural) >= 2
+            if new or (held is not None and (natural or wilds)):
+                melds: IndexedMelds = () if held is None else (held,)
+                parts.append(_rank_part(r, _with(natural, wilds), melds, new, rules.max_set_size))
     return parts
 
 
-def generate(state: GameState) -> tuple[Action, ...]:
-    """Every legal action of ``state`` (none once the hand is over)."""
+Generated = tuple[tuple[Action, ...], tuple[Meld | None, ...]]
+"""The legal actions, and for each the meld it makes or changes (None for draws and discards)."""
+
+
+def generate(state: GameState) -> Generated:
+    """Every legal action of ``state`` (none once the hand is over), with its meld."""
     if state.phase is Phase.PLAY:
         return _play_actions(state)
     if state.phase is Phase.DRAW:
         return _draw_actions(state)
-    return ()
+    return (), ()
 
 
 def _melds_with(state: GameState, action: Action, meld: Meld) -> tuple[Meld, ...]:
@@ -151,25 +172,28 @@ def _melds_with(state: GameState, action: Action, meld: Meld) -> tuple[Meld, ...
     return melds[:i] + (meld,) + melds[i + 1 :]
 
 
-def _play_actions(state: GameState) -> tuple[Action, ...]:
+def _play_actions(state: GameState) -> Generated:
     seat = state.current_player
     team = seat % 2
     hand = state.hands[seat]
     size = len(hand)
     actions: list[Action] = []
+    results: list[Meld | None] = []
     for part in _parts(state, hand, None):
         if size - part.largest >= 2:
             actions += part.actions
+            results += part.results
             continue
         for action, cards, meld in part.choices:  # R14 decides the big ones
-            if size - len(cards) >= 2:
+            if size - len(cards) >= 2 or may_leave(
+                state,
+                team,
+                remove_cards(hand, cards) or (),
+                _melds_with(state, action, meld),
+                banned_after(state, cards),
+            ):
                 actions.append(action)
-                continue
-            remaining = remove_cards(hand, cards)
-            assert remaining is not None
-            melds = _melds_with(state, action, meld)
-            if may_leave(state, team, remaining, melds, banned_after(state, cards)):
-                actions.append(action)
+                results.append(meld)
     banned = state.taken_single_card
     if size == 1:
         if may_discard_last(state, team, hand[0], state.melds[team], banned):
@@ -179,15 +203,16 @@ def _play_actions(state: GameState) -> tuple[Action, ...]:
     else:
         # R11: the single card just taken stays in the hand this turn.
         actions += [_DISCARD[c] for c in dict.fromkeys(hand) if c != banned]
-    return tuple(actions)
+    results += [None] * (len(actions) - len(results))
+    return tuple(actions), tuple(results)
 
 
-def _draw_actions(state: GameState) -> tuple[Action, ...]:
+def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
     if not pile:
-        return (_DRAW,)
+        return (_DRAW,), (None,)
     if not state.rules.closed_discard_pile:
-        return (_DRAW, _TAKE_OPEN)  # R11
+        return (_DRAW, _TAKE_OPEN), (None, None)  # R11
     # R10: the top card goes at once into a meld with cards from the hand.
     seat = state.current_player
     team = seat % 2
@@ -197,6 +222,7 @@ def _draw_actions(state: GameState) -> tuple[Action, ...]:
     pool = tuple(sorted((*hand, top)))
     kept = len(hand) + len(rest)  # cards held after the take, before the meld's hand cards go
     actions: list[Action] = [_DRAW]
+    results: list[Meld | None] = [None]
     for part in _parts(state, pool, top):
         for action, cards, meld in part.choices:
             if top not in cards:
@@ -211,4 +237,5 @@ def _draw_actions(state: GameState) -> tuple[Action, ...]:
                     continue
             assert isinstance(action, NewMeld | AddToMeld)
             actions.append(_take(action))
-    return tuple(actions)
+            results.append(meld)
+    return tuple(actions), tuple(results)

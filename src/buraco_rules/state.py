@@ -61,7 +61,7 @@ class GameState:
     """The single card taken from an open discard pile this turn; it may not be discarded (R11)."""
     went_out: int | None = None
     """The team that ended the hand by going out (R13), or None."""
-    _legal: tuple[Action, ...] | None = attrs.field(
+    _legal: tuple[tuple[Action, ...], tuple[Meld | None, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
 

@@ -1,0 +1,239 @@
+"""The checker: why an action is or is not legal, in the fixed order game over, whose turn, what
+kind of object, phase, then the move's own rules (R4-R14).
+
+The engine applies only actions of ``legal_actions``; this module explains every refusal with an
+:class:`IllegalAction` whose code and message a player understands, and serves the tests as an
+oracle that the move generator must agree with.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from .actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from .cards import Card
+from .errors import ErrorCode, IllegalAction
+from .going_out import banned_after, has_required_canasta, may_discard_last, may_leave, remove_cards
+from .melds import Meld, MeldKind, classify, meld_error
+from .state import GameState, Phase
+
+__all__ = ["check", "describe"]
+
+
+def describe(obj: object) -> str:
+    """A short repr for messages, whatever the object."""
+    try:
+        text = repr(obj)
+    except Exception:
+        return f"a {type(obj).__name__}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check(state: GameState, action: object, player: object = None) -> Meld | None:
+    """Raise the :class:`IllegalAction` that says why ``action`` is illegal in ``state``; if it is
+    legal, return the meld it makes or changes (None for draws and discards)."""
+    if state.phase is Phase.OVER:
+        raise IllegalAction(ErrorCode.GAME_OVER, "the hand is over")
+    seat = state.current_player
+    if player is not None and (type(player) is not int or player != seat):
+        raise IllegalAction(
+            ErrorCode.NOT_YOUR_TURN, f"it is seat {seat}'s turn, not seat {describe(player)}'s"
+        )
+    kind = type(action)
+    if kind is DrawFromStock or kind is TakeDiscardPile:
+        if state.phase is not Phase.DRAW:
+            raise IllegalAction(
+                ErrorCode.WRONG_PHASE, "you have already drawn this turn; meld or discard (R4)"
+            )
+        if kind is DrawFromStock:
+            return None  # the stock is never empty at a draw: the turn change sees to it (R15)
+        assert isinstance(action, TakeDiscardPile)
+        return _check_take(state, action)
+    if kind is NewMeld or kind is AddToMeld or kind is Discard:
+        if state.phase is not Phase.PLAY:
+            raise IllegalAction(
+                ErrorCode.WRONG_PHASE, "draw first: from the stock or the discard pile (R4)"
+            )
+        if kind is Discard:
+            assert isinstance(action, Discard)
+            _check_discard(state, action)
+            return None
+        assert isinstance(action, NewMeld | AddToMeld)
+        return _check_meld(state, action)
+    raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(action)} is not an action")
+
+
+def _cards_of(cards: object) -> tuple[Card, ...]:
+    if type(cards) is not tuple or not cards:
+        raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(cards)} is not a list of cards")
+    for c in cards:
+        if type(c) is not Card:
+            raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(c)} is not a card")
+    return cards
+
+
+def _take_from_hand(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    remaining = remove_cards(hand, cards)
+    if remaining is None:
+        missing = Counter(cards) - Counter(hand)
+        card = min(missing)
+        held = hand.count(card)
+        detail = "" if held == 0 else f" {missing[card] + held} times (you hold {held})"
+        raise IllegalAction(ErrorCode.NOT_IN_HAND, f"{card.pretty} is not in your hand{detail}")
+    return remaining
+
+
+def _meld_index(state: GameState, index: object) -> int:
+    melds = state.melds[state.current_player % 2]
+    if type(index) is not int:
+        raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(index)} is not a meld index")
+    if not 0 <= index < len(melds):
+        count = f"melds 0-{len(melds) - 1}" if melds else "no melds"
+        raise IllegalAction(
+            ErrorCode.NO_SUCH_MELD, f"your team has no meld {index} (it has {count})"
+        )
+    return index
+
+
+def _new_meld(
+    state: GameState, cards: tuple[Card, ...], melds: tuple[Meld, ...]
+) -> tuple[Meld, ...]:
+    meld = classify(cards, state.rules)
+    if meld is None:
+        code = meld_error(cards)
+        what = " ".join(c.pretty for c in cards)
+        if code is ErrorCode.TOO_MANY_WILDCARDS:
+            raise IllegalAction(code, f"{what}: a meld may hold only one wildcard (R7)")
+        kinds = "a run or a set" if state.rules.sets_allowed else "a run"
+        raise IllegalAction(code, f"{what} is not {kinds} (R5, R6)")
+    if meld.kind is MeldKind.SET and any(m.rank == meld.rank for m in melds):
+        assert meld.rank is not None
+        raise IllegalAction(
+            ErrorCode.DUPLICATE_SET,
+            f"your team already has a set of {meld.rank.label}s; add to it instead (R5)",
+        )
+    return (*melds, meld)
+
+
+def _add_to_meld(
+    state: GameState, index: int, cards: tuple[Card, ...], melds: tuple[Meld, ...]
+) -> tuple[Meld, ...]:
+    old = melds[index]
+    union = tuple(sorted(old.multiset + cards))
+    meld = classify(union, state.rules)
+    if meld is None or meld.kind is not old.kind or meld.suit != old.suit or meld.rank != old.rank:
+        code = meld_error(union)
+        what = " ".join(c.pretty for c in cards)
+        if code is ErrorCode.TOO_MANY_WILDCARDS:
+            raise IllegalAction(
+                code, f"adding {what} would give meld {index} a second wildcard (R7)"
+            )
+        raise IllegalAction(code, f"{what} cannot be added to meld {index} ({old}) (R5, R6, R8)")
+    return melds[:index] + (meld,) + melds[index + 1 :]
+
+
+def _melds_after(
+    state: GameState, action: NewMeld | AddToMeld, cards: tuple[Card, ...]
+) -> tuple[Meld, ...]:
+    melds = state.melds[state.current_player % 2]
+    if type(action) is NewMeld:
+        return _new_meld(state, cards, melds)
+    assert isinstance(action, AddToMeld)
+    return _add_to_meld(state, _meld_index(state, action.meld), cards, melds)
+
+
+def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
+    pile = state.discard_pile
+    if not pile:
+        raise IllegalAction(ErrorCode.EMPTY_DISCARD_PILE, "the discard pile is empty")
+    seat = state.current_player
+    hand = state.hands[seat]
+    top = pile[-1]
+    inner = action.meld
+    if not state.rules.closed_discard_pile:  # R11
+        if inner is not None:
+            raise IllegalAction(
+                ErrorCode.MALFORMED_ACTION,
+                "the discard pile is open: take it without a meld, then meld (R11)",
+            )
+        return None
+    if type(inner) is not NewMeld and type(inner) is not AddToMeld:  # R10
+        raise IllegalAction(
+            ErrorCode.MUST_USE_TOP_CARD,
+            f"to take the pile you must meld its top card {top.pretty} at once (R10)",
+        )
+    cards = _cards_of(inner.cards)
+    from_hand = remove_cards(cards, (top,))
+    if from_hand is None:
+        raise IllegalAction(
+            ErrorCode.MUST_USE_TOP_CARD,
+            f"the meld must use the pile's top card {top.pretty} (R10)",
+        )
+    remaining = remove_cards(hand, from_hand)
+    if remaining is None:
+        if remove_cards(tuple(sorted(hand + pile[:-1])), from_hand) is not None:
+            raise IllegalAction(
+                ErrorCode.MUST_USE_TOP_CARD,
+                "only the top card of the pile may go into that meld; the others come from "
+                "your hand (R10)",
+            )
+        remaining = _take_from_hand(hand, from_hand)  # raises not-in-hand, naming the card
+    melds = _melds_after(state, inner, cards)
+    _check_leaves(state, seat % 2, tuple(sorted(remaining + pile[:-1])), melds)
+    return _changed_meld(melds, inner)
+
+
+def _changed_meld(melds: tuple[Meld, ...], action: NewMeld | AddToMeld) -> Meld:
+    return melds[-1] if type(action) is NewMeld else melds[action.meld]  # type: ignore[union-attr]
+
+
+def _check_meld(state: GameState, action: NewMeld | AddToMeld) -> Meld:
+    cards = _cards_of(action.cards)
+    seat = state.current_player
+    remaining = _take_from_hand(state.hands[seat], cards)
+    melds = _melds_after(state, action, cards)
+    _check_leaves(state, seat % 2, remaining, melds, banned_after(state, cards))
+    return _changed_meld(melds, action)
+
+
+def _check_leaves(
+    state: GameState,
+    team: int,
+    remaining: tuple[Card, ...],
+    melds: Sequence[Meld],
+    banned: Card | None = None,
+) -> None:
+    if may_leave(state, team, remaining, melds, banned):
+        return
+    if not remaining:
+        raise IllegalAction(
+            ErrorCode.CANNOT_GO_OUT,
+            "that would empty your hand, but your team may not go out now (R12-R14)",
+        )
+    raise IllegalAction(
+        ErrorCode.CANNOT_GO_OUT,
+        f"that would leave only {remaining[0].pretty}, which you could not discard (R13, R14)",
+    )
+
+
+def _check_discard(state: GameState, action: Discard) -> None:
+    card = action.card
+    if type(card) is not Card:
+        raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(card)} is not a card")
+    seat = state.current_player
+    team = seat % 2
+    remaining = _take_from_hand(state.hands[seat], (card,))
+    if card == state.taken_single_card and card not in remaining:
+        raise IllegalAction(
+            ErrorCode.CANNOT_DISCARD_TAKEN_CARD,
+            f"{card.pretty} was the only card of the pile you took; keep it this turn (R11)",
+        )
+    melds = state.melds[team]
+    if not remaining and not may_discard_last(state, team, card, melds, state.taken_single_card):
+        needs = "a clean canasta" if state.rules.going_out_needs_clean_canasta else "a canasta"
+        if has_required_canasta(state, melds):
+            reason = "the last card may not be a wildcard (R13)"
+        else:
+            reason = f"your team needs {needs} to go out (R13)"
+        raise IllegalAction(ErrorCode.CANNOT_GO_OUT, f"you cannot discard your last card: {reason}")

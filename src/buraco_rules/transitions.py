@@ -1,0 +1,209 @@
+"""Building the next state of a legal action. Nothing here checks legality: the engine calls these
+only for actions of ``legal_actions``, with the meld the move generator worked out."""
+
+from __future__ import annotations
+
+from bisect import bisect
+from typing import Any
+
+from .actions import AddToMeld, NewMeld
+from .cards import Card
+from .going_out import banned_after, remove_cards
+from .melds import Meld
+from .state import GameState, Phase
+
+__all__ = ["discard", "draw", "meld", "open_take", "take_with_meld"]
+
+
+def draw(state: GameState) -> GameState:
+    """Draw the top card of the stock (R4)."""
+    seat = state.current_player
+    card = state.stock[0]  # never empty here: the turn change handles an empty stock (R15)
+    hand = state.hands[seat]
+    i = bisect(hand, card)
+    return replace(
+        state,
+        phase=Phase.PLAY,
+        stock=state.stock[1:],
+        hands=set_item(state.hands, seat, hand[:i] + (card,) + hand[i:]),
+    )
+
+
+def open_take(state: GameState) -> GameState:
+    """Take the whole open discard pile (R11), remembering a single card that must stay."""
+    seat = state.current_player
+    pile = state.discard_pile
+    single = pile[0] if len(pile) == 1 and state.rules.single_taken_card_discard_banned else None
+    return replace(
+        state,
+        phase=Phase.PLAY,
+        discard_pile=(),
+        hands=set_item(state.hands, seat, tuple(sorted(state.hands[seat] + pile))),
+        taken_single_card=single,
+    )
+
+
+def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -> GameState:
+    """Take a closed pile: its top card goes into ``result`` with cards from the hand, and the rest
+    of the pile joins the hand (R10)."""
+    seat = state.current_player
+    team = seat % 2
+    pile = state.discard_pile
+    from_hand = remove_cards(inner.cards, (pile[-1],))
+    assert from_hand is not None
+    remaining = remove_cards(state.hands[seat], from_hand)
+    assert remaining is not None
+    hand = tuple(sorted(remaining + pile[:-1]))
+    after = replace(
+        state,
+        phase=Phase.PLAY,
+        discard_pile=(),
+        hands=set_item(state.hands, seat, hand),
+        melds=set_item(state.melds, team, _melds_with(state.melds[team], inner, result)),
+    )
+    return after if hand else _emptied_by_meld(after)
+
+
+def meld(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> GameState:
+    """Lay a new meld or add to one, ``result`` being the meld it makes (R5-R9)."""
+    seat = state.current_player
+    team = seat % 2
+    remaining = remove_cards(state.hands[seat], action.cards)
+    assert remaining is not None
+    after = replace(
+        state,
+        hands=set_item(state.hands, seat, remaining),
+        melds=set_item(state.melds, team, _melds_with(state.melds[team], action, result)),
+        taken_single_card=banned_after(state, action.cards),
+    )
+    return after if remaining else _emptied_by_meld(after)
+
+
+def _melds_with(
+    melds: tuple[Meld, ...], action: NewMeld | AddToMeld, result: Meld
+) -> tuple[Meld, ...]:
+    if type(action) is NewMeld:
+        return (*melds, result)
+    assert isinstance(action, AddToMeld)
+    return melds[: action.meld] + (result,) + melds[action.meld + 1 :]
+
+
+def _emptied_by_meld(state: GameState) -> GameState:
+    """The hand is empty after a meld: take the extra pile directly, or end the hand (R12, R13)."""
+    seat = state.current_player
+    team = seat % 2
+    extra = state.extra_piles[team]
+    if extra is not None:
+        return replace(
+            state,
+            hands=set_item(state.hands, seat, tuple(sorted(extra))),
+            extra_piles=set_item(state.extra_piles, team, None),
+            extra_pile_taken=set_item(state.extra_pile_taken, team, True),
+        )
+    return replace(state, phase=Phase.OVER, went_out=team)
+
+
+def discard(state: GameState, card: Card) -> GameState:
+    """Discard ``card``, ending the turn (R4): take the extra pile indirectly or end the hand if it
+    was the last card (R12, R13), then pass the turn on, refilling an empty stock (R15)."""
+    seat = state.current_player
+    team = seat % 2
+    remaining = remove_cards(state.hands[seat], (card,))
+    assert remaining is not None
+    hands = set_item(state.hands, seat, remaining)
+    discard_pile = (*state.discard_pile, card)
+    extra_piles = state.extra_piles
+    extra_pile_taken = state.extra_pile_taken
+    untouched = state.untouched_extra_pile
+    if not remaining:
+        extra = extra_piles[team]
+        if extra is None:  # R13: the hand ends
+            return replace(
+                state, hands=hands, discard_pile=discard_pile, phase=Phase.OVER, went_out=team
+            )
+        # R12: indirectly; the pile is played from the next turn (and is untouched until then, R19)
+        hands = set_item(hands, seat, tuple(sorted(extra)))
+        extra_piles = set_item(extra_piles, team, None)
+        extra_pile_taken = set_item(extra_pile_taken, team, True)
+        untouched = set_item(untouched, team, seat)
+    seat = (seat + 1) % state.players  # R1
+    team = seat % 2
+    stock = state.stock
+    if not stock:  # R15
+        if state.rules.extra_pile_becomes_stock:
+            for t in (team, 1 - team):
+                pile = extra_piles[t]
+                if pile is not None:
+                    stock = pile  # in deal order: its first card is drawn first
+                    extra_piles = set_item(extra_piles, t, None)
+                    break
+        if not stock:
+            return replace(
+                state,
+                hands=hands,
+                discard_pile=discard_pile,
+                extra_piles=extra_piles,
+                extra_pile_taken=extra_pile_taken,
+                untouched_extra_pile=untouched,
+                phase=Phase.OVER,
+            )
+    if untouched[team] == seat:  # R19: the taker's next turn has come
+        untouched = set_item(untouched, team, None)
+    return replace(
+        state,
+        current_player=seat,
+        phase=Phase.DRAW,
+        hands=hands,
+        stock=stock,
+        discard_pile=discard_pile,
+        extra_piles=extra_piles,
+        extra_pile_taken=extra_pile_taken,
+        untouched_extra_pile=untouched,
+        taken_single_card=None,
+    )
+
+
+def set_item(values: tuple[Any, ...], index: int, value: Any) -> Any:
+    """``values`` with item ``index`` replaced (a new tuple sharing the others)."""
+    return values[:index] + (value,) + values[index + 1 :]
+
+
+_KEEP: Any = object()
+
+
+def replace(
+    state: GameState,
+    *,
+    current_player: int = -1,
+    phase: Phase | None = None,
+    hands: tuple[tuple[Card, ...], ...] | None = None,
+    stock: tuple[Card, ...] | None = None,
+    discard_pile: tuple[Card, ...] | None = None,
+    melds: tuple[tuple[Meld, ...], tuple[Meld, ...]] | None = None,
+    extra_piles: tuple[tuple[Card, ...] | None, tuple[Card, ...] | None] | None = None,
+    extra_pile_taken: tuple[bool, bool] | None = None,
+    untouched_extra_pile: tuple[int | None, int | None] | None = None,
+    taken_single_card: Card | None = _KEEP,
+    went_out: int | None = _KEEP,
+) -> GameState:
+    """``state`` with the given fields changed (spelled out rather than ``attrs.evolve``: this is
+    on every step's path)."""
+    return GameState(
+        rules=state.rules,
+        players=state.players,
+        current_player=state.current_player if current_player < 0 else current_player,
+        phase=state.phase if phase is None else phase,
+        hands=state.hands if hands is None else hands,
+        stock=state.stock if stock is None else stock,
+        discard_pile=state.discard_pile if discard_pile is None else discard_pile,
+        melds=state.melds if melds is None else melds,
+        extra_piles=state.extra_piles if extra_piles is None else extra_piles,
+        extra_pile_taken=state.extra_pile_taken if extra_pile_taken is None else extra_pile_taken,
+        untouched_extra_pile=state.untouched_extra_pile
+        if untouched_extra_pile is None
+        else untouched_extra_pile,
+        taken_single_card=state.taken_single_card
+        if taken_single_card is _KEEP
+        else taken_single_card,
+        went_out=state.went_out if went_out is _KEEP else went_out,
+    )
