@@ -116,6 +116,19 @@ def test_R7_R8_run_additions_match_brute_force_on_crafted_melds() -> None:
     assert set(br.legal_actions(state)) == accepted(state)
 
 
+def test_R6_R8_additions_that_turn_the_ace_round_match_brute_force() -> None:
+    rules = variants.BURACO_FECHADO
+    for hand, meld in [
+        ("AD JK 3D 4D 5D 6D 7D 8D 9D 10D JD", "AD JK 3D 4D 5D 6D 7D 8D 9D"),
+        ("AD 2D 3D 4D 5D 6D 7D 8D 9D 10D JD", "AD 2D 3D 4D 5D 6D 7D 8D 9D"),
+    ]:
+        deck = br.arrange_deck(rules, 2, hands=[hand], stock="KD")
+        state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+        state = br.apply(state, br.NewMeld(meld))
+        assert br.AddToMeld(0, "10D JD KD") in br.legal_actions(state)
+        assert set(br.legal_actions(state)) == accepted(state)
+
+
 # Exact action counts on fixed deals, like chess "perft": the number of legal actions along the
 # line that always plays the first listed action. The brute-force tests above vouch for them; any
 # change to these numbers is a change to the rules.

@@ -92,6 +92,26 @@ def run_shapes(
     for a wildcard, and keep what :func:`_run_fits` accepts. Up to two holes are tried because a
     2 of the suit may move between its own place and a hole.
     """
+    found: dict[tuple[int, int], None] = {}
+    layouts = [covered]
+    if not new and bool(covered & 2) != bool(covered >> 14 & 1):
+        layouts.append(covered ^ (2 | 1 << 14))  # R6, R8: the meld's ace may turn to the other end
+    for naturals in layouts:
+        _search(found, available, naturals, meld_wild, aces, twos, other_wild, new, max_aces)
+    return tuple(found)
+
+
+def _search(
+    found: dict[tuple[int, int], None],
+    available: int,
+    covered: int,
+    meld_wild: int,
+    aces: int,
+    twos: int,
+    other_wild: bool,
+    new: bool,
+    max_aces: int,
+) -> None:
     if new:
         starts: tuple[int, ...] = _positions(available)
         lo = hi = 0
@@ -106,7 +126,6 @@ def run_shapes(
         wild_kinds.append(OWN_TWO)
     meld_wilds = 0 if meld_wild == NO_WILD else 1
     meld_twos = 1 if meld_wild == OWN_TWO else 0
-    found: list[tuple[int, int]] = []
     for a in starts:
         for b in range(max(a + 1, hi), 15):
             if b != hi and not available >> b & 1:
@@ -134,8 +153,7 @@ def run_shapes(
                     wilds = meld_wilds + (wild != NO_WILD)
                     own = meld_twos + (wild == OWN_TWO)
                     if _run_fits(covered | bits, wilds, own, max_aces):
-                        found.append((bits, wild))
-    return tuple(found)
+                        found[bits, wild] = None
 
 
 def _card_at(base: int, position: int) -> Card:
