@@ -17,7 +17,7 @@ from itertools import product
 from typing import Final
 
 from .cards import Card, all_cards
-from .melds import Meld, MeldKind, _classify
+from .melds import Meld, _classify, _layout_set
 
 __all__ = ["Option", "run_options", "set_options"]
 
@@ -156,6 +156,29 @@ def _search(
                         found[bits, wild] = None
 
 
+def _reach(available: int, covered: int) -> int:
+    """The positions a run with natural positions ``covered`` could extend to with the hand's
+    ``available`` ones: its span, and beyond each end until a third missing position (a run has
+    one wildcard, and a 2 of its suit may free a second hole). Both ends are tried for an ace."""
+    layouts = [covered]
+    if bool(covered & 2) != bool(covered >> 14 & 1):
+        layouts.append(covered ^ (2 | 1 << 14))
+    reach = 0
+    for naturals in layouts:
+        lo = (naturals & -naturals).bit_length() - 1
+        hi = naturals.bit_length() - 1
+        reach |= _span(lo, hi)
+        for step, start in ((1, hi + 1), (-1, lo - 1)):
+            missing = 0
+            p = start
+            while 1 <= p <= 14 and missing < 3:
+                reach |= 1 << p
+                if not available >> p & 1:
+                    missing += 1
+                p += step
+    return reach
+
+
 def _card_at(base: int, position: int) -> Card:
     return _CARDS[base if position in (1, 14) else base + position - 1]
 
@@ -197,6 +220,11 @@ def run_options(
             if meld.wildcard == own_two
             else OTHER_WILD
         )
+        # Positions beyond reach of the meld cannot matter: forgetting them lets melds in
+        # different hands share the (much smaller) shape search.
+        available &= _reach(available, covered)
+        if not available & (2 | 1 << 14):
+            aces = 0
     shapes = run_shapes(
         available, covered, meld_wild, aces, twos, bool(others), meld is None, max_aces
     )
@@ -251,7 +279,8 @@ def set_options(
                 continue
             if meld is None and (len(chosen) < 2 or len(addition) < 3):
                 continue
-            result = _classify(tuple(sorted(meld_cards + addition)), 1, True, max_set_size)
-            if result is not None and result.kind is MeldKind.SET:
+            # Cards of one rank never form a run, so the set layout is the classifier's answer.
+            result = _layout_set(tuple(sorted(meld_cards + addition)), max_set_size)
+            if result is not None:
                 found[addition] = result
     return tuple(sorted(found.items()))

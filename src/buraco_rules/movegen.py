@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from functools import lru_cache
+from itertools import groupby
 from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -27,6 +28,7 @@ from .state import GameState, Phase
 
 _CARDS: Final = all_cards()
 _IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
+_RANK: Final = tuple(c % 13 for c in range(53))
 _JOKER: Final = _CARDS[52]
 _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
@@ -43,9 +45,13 @@ class _Part:
 
     def __init__(self, choices: tuple[Choice, ...]) -> None:
         self.choices = choices
-        self.actions = tuple(c[0] for c in choices)
-        self.results = tuple(c[2] for c in choices)
-        self.largest = max((len(c[1]) for c in choices), default=0)
+        if choices:
+            actions, cards, results = zip(*choices, strict=True)
+            self.actions: tuple[Action, ...] = actions
+            self.results: tuple[Meld, ...] = results
+            self.largest = max(map(len, cards))
+        else:
+            self.actions, self.results, self.largest = (), (), 0
 
 
 IndexedMelds = tuple[tuple[int, Meld], ...]
@@ -133,10 +139,8 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
                 parts.append(_suit_part(s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces))
     if rules.sets_allowed:
         only_rank = -1 if must is None or _IS_WILD[must] else must % 13
-        groups: dict[int, tuple[Card, ...]] = {}
-        for c in hand:
-            if not _IS_WILD[c]:
-                groups[c % 13] = (*groups.get(c % 13, ()), c)
+        naturals = sorted([c for c in hand if not _IS_WILD[c]], key=_RANK.__getitem__)
+        groups = {r: tuple(cs) for r, cs in groupby(naturals, _RANK.__getitem__)}
         for r in sorted(set(groups) | set(by_rank)):
             if only_rank not in (-1, r):
                 continue
