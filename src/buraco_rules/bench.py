@@ -1,9 +1,8 @@
 """Benchmark: random playouts and the cost of each API call, per variant and player count.
 
 Run ``python -m buraco_rules.bench [--variant V] [--players N] [--seconds S] [--json]``. Every
-figure
-is the median of several timed rounds; ``--seconds`` is the budget of each variant and player
-count. Timings vary with the machine's load: compare figures taken in one session.
+figure is the median of several timed rounds; ``--seconds`` is the budget of each variant and
+player count. Timings vary with the machine's load: compare figures taken in one session.
 """
 
 from __future__ import annotations

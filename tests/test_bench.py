@@ -1,0 +1,37 @@
+"""The benchmark runs (briefly) and reports every figure; its timings are never asserted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from buraco_rules import bench
+
+FIGURES = {
+    "playouts_per_s",
+    "mean_decision_steps",
+    "us_per_step_all_in",
+    "us_legal_actions",
+    "us_apply",
+    "mean_num_legal",
+    "max_num_legal",
+    "us_new_game",
+    "us_apply_listed",
+    "us_is_legal",
+    "us_score",
+    "bytes_per_retained_state",
+}
+
+
+def test_benchmark_runs_briefly_and_reports_every_figure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert bench.main(["--variant", "canasta-stbl", "--seconds", "1", "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1
+    result = json.loads(lines[0])
+    assert result["variant"] == "canasta-stbl" and result["players"] == 2
+    assert FIGURES <= set(result)
+    assert result["mean_decision_steps"] > 0 and result["max_num_legal"] >= 1
+    assert all(result[key] > 0 for key in FIGURES)
