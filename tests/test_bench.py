@@ -20,6 +20,7 @@ FIGURES = {
     "us_apply_listed",
     "us_is_legal",
     "us_score",
+    "us_view",
     "bytes_per_retained_state",
 }
 

@@ -20,6 +20,7 @@ from .melds import CanastaKind, Meld, MeldKind
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
+from .views import PlayerView, view
 
 __all__ = [
     "DECK",
@@ -39,6 +40,7 @@ __all__ = [
     "MeldKind",
     "NewMeld",
     "Phase",
+    "PlayerView",
     "Rank",
     "RuleSet",
     "Suit",
@@ -53,6 +55,7 @@ __all__ = [
     "parse_cards",
     "score",
     "variants",
+    "view",
     "why_illegal",
 ]
 

@@ -24,6 +24,7 @@ from .engine import apply, is_legal, legal_actions, new_game
 from .rules import RuleSet
 from .scoring import score
 from .state import GameState
+from .views import view
 
 __all__ = ["main", "run"]
 
@@ -130,12 +131,13 @@ def _op_round(rules: RuleSet, players: int, rng: random.Random, seconds: float) 
     rng.shuffle(pairs)
     pairs = pairs[:500]
     seeds = [rng.getrandbits(32) for _ in range(50)]
-    share = seconds / 4
+    share = seconds / 5
     return {
         "us_new_game": _per_call(lambda seed: new_game(rules, players, seed=seed), seeds, share),
         "us_apply_listed": _per_call(lambda p: apply(p[0], p[1]), pairs, share),
         "us_is_legal": _per_call(lambda p: is_legal(p[0], p[1]), pairs, share),
         "us_score": _per_call(score, states, share),
+        "us_view": _per_call(lambda s: view(s, s.current_player), states, share),
     }
 
 
