@@ -33,6 +33,6 @@ def test_benchmark_runs_briefly_and_reports_every_figure(
     assert len(lines) == 1
     result = json.loads(lines[0])
     assert result["variant"] == "canasta-stbl" and result["players"] == 2
-    assert FIGURES <= set(result)
+    assert set(result) >= FIGURES
     assert result["mean_decision_steps"] > 0 and result["max_num_legal"] >= 1
     assert all(result[key] > 0 for key in FIGURES)
