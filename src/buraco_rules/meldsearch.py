@@ -23,6 +23,10 @@ __all__ = ["Option", "run_options", "set_options"]
 
 _CARDS: Final = all_cards()
 _IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
+# The run positions a natural card can fill: an ace 1 or 14, a 2 its own place 2, 3-K 3-13.
+_POSITION_BITS: Final = tuple(
+    0 if c == 52 else (2 | 1 << 14) if c % 13 == 0 else 1 << (c % 13 + 1) for c in range(53)
+)
 
 Option = tuple[tuple[Card, ...], Meld]
 """The cards taken from the hand, and the meld they make (new, or the meld they were added to)."""
@@ -156,6 +160,7 @@ def _search(
                         found[bits, wild] = None
 
 
+@lru_cache(maxsize=1 << 14)
 def _reach(available: int, covered: int) -> int:
     """The positions a run with natural positions ``covered`` could extend to with the hand's
     ``available`` ones: its span, and beyond each end until a third missing position (a run has
@@ -190,24 +195,20 @@ def run_options(
     """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid run of ``suit`` (with no
     meld: S alone is a new run), with the resulting meld, in the order of S.
 
-    ``hand`` is sorted and holds only cards that can matter: the suit's and the wild cards.
+    ``hand`` is sorted and holds only cards that can matter: the suit's cards, and one of each
+    other kind of wild card the hand holds.
     """
     base = suit * 13
     own_two = _CARDS[base + 1]
-    available = aces = twos = 0
+    available = 0
     others: list[Card] = []
     for c in hand:
-        if c // 13 == suit:
-            if c == base:
-                aces += 1
-                available |= 2 | 1 << 14
-            elif c == own_two:
-                twos += 1
-                available |= 4
-            else:
-                available |= 1 << (c - base + 1)
-        elif _IS_WILD[c] and (not others or others[-1] != c):
+        if base <= c < base + 13:
+            available |= _POSITION_BITS[c]
+        else:
             others.append(c)
+    aces = hand.count(_CARDS[base])
+    twos = hand.count(own_two)
     meld_cards: tuple[Card, ...] = ()
     if meld is None:
         covered, meld_wild = 0, NO_WILD
@@ -228,6 +229,8 @@ def run_options(
     shapes = run_shapes(
         available, covered, meld_wild, aces, twos, bool(others), meld is None, max_aces
     )
+    if not shapes:
+        return ()
     found: dict[tuple[Card, ...], Meld] = {}
     for bits, wild in shapes:
         naturals = tuple(_card_at(base, p) for p in _positions(bits))
