@@ -18,7 +18,7 @@ from .going_out import banned_after, has_required_canasta, may_discard_last, may
 from .melds import Meld, MeldKind, classify, meld_error
 from .state import GameState, Phase
 
-__all__ = ["check", "describe"]
+__all__ = ["check", "describe", "well_formed"]
 
 
 def describe(obj: object) -> str:
@@ -28,6 +28,28 @@ def describe(obj: object) -> str:
     except Exception:
         return f"a {type(obj).__name__}"
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _cards_ok(cards: object) -> bool:
+    return type(cards) is tuple and bool(cards) and all(type(c) is Card for c in cards)
+
+
+def well_formed(action: object) -> bool:
+    """``action`` is an action object made of real cards and meld indexes (as opposed to an
+    object that merely compares equal to one, such as ``Discard(42.0)``)."""
+    kind = type(action)
+    if kind is DrawFromStock:
+        return True
+    if kind is Discard:
+        return type(action.card) is Card  # type: ignore[attr-defined]
+    if kind is NewMeld:
+        return _cards_ok(action.cards)  # type: ignore[attr-defined]
+    if kind is AddToMeld:
+        return type(action.meld) is int and _cards_ok(action.cards)  # type: ignore[attr-defined]
+    if kind is TakeDiscardPile:
+        inner = action.meld  # type: ignore[attr-defined]
+        return inner is None or (type(inner) in (NewMeld, AddToMeld) and well_formed(inner))
+    return False
 
 
 def check(state: GameState, action: object, player: object = None) -> Meld | None:
@@ -47,7 +69,9 @@ def check(state: GameState, action: object, player: object = None) -> Meld | Non
                 ErrorCode.WRONG_PHASE, "you have already drawn this turn; meld or discard (R4)"
             )
         if kind is DrawFromStock:
-            return None  # the stock is never empty at a draw: the turn change sees to it (R15)
+            if not state.stock:  # the turn change refills it or ends the hand first (R15)
+                raise IllegalAction(ErrorCode.EMPTY_STOCK, "the stock is empty")
+            return None
         assert isinstance(action, TakeDiscardPile)
         return _check_take(state, action)
     if kind is NewMeld or kind is AddToMeld or kind is Discard:

@@ -17,8 +17,9 @@ from typing import Final, NoReturn
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, Card
-from .checks import check, describe
+from .checks import check, describe, well_formed
 from .errors import ErrorCode, IllegalAction
+from .going_out import remove_cards
 from .melds import Meld
 from .movegen import generate
 from .rules import RuleSet
@@ -129,7 +130,7 @@ def _generated(state: GameState) -> tuple[tuple[Action, ...], tuple[Meld | None,
 def is_legal(state: GameState, action: object) -> bool:
     """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``."""
     try:
-        return action in legal_actions(state)
+        return well_formed(action) and action in legal_actions(state)
     except Exception:  # an object whose comparison fails is no legal action
         return False
 
@@ -160,23 +161,56 @@ def apply(state: GameState, action: object, player: int | None = None) -> GameSt
             index = i
             break
     else:
-        with suppress(Exception):  # or an equal one; an odd object may fail to compare
-            index = actions.index(action)
-    if index < 0 or (player is not None and player != state.current_player):
+        if well_formed(action):  # or an equal one, made of real cards
+            with suppress(ValueError):
+                index = actions.index(action)
+    if index < 0 or (
+        player is not None and (type(player) is not int or player != state.current_player)
+    ):
         _refuse(state, action, player)
-    chosen = actions[index]
-    if type(chosen) is Discard:
-        return transitions.discard(state, chosen.card)
-    if type(chosen) is DrawFromStock:
-        return transitions.draw(state)
-    result = results[index]
-    if type(chosen) is TakeDiscardPile:
-        if chosen.meld is None:
+    after = _build(state, actions[index], results[index])
+    if after is None:  # the listed action object was forced to change after it was listed
+        _refuse(state, action, player)
+    return after
+
+
+def _build(state: GameState, action: Action, result: Meld | None) -> GameState | None:
+    """The next state, or None if ``action`` no longer matches what the generator worked out
+    (frozen objects can still be forced to change; a state must never be corrupted by that)."""
+    hand = state.hands[state.current_player]
+    if type(action) is Discard:
+        return transitions.discard(state, action.card) if action.card in hand else None
+    if type(action) is DrawFromStock:
+        return transitions.draw(state) if state.stock else None
+    if type(action) is TakeDiscardPile:
+        if action.meld is None:
             return transitions.open_take(state)
-        assert result is not None
-        return transitions.take_with_meld(state, chosen.meld, result)
-    assert isinstance(chosen, NewMeld | AddToMeld) and result is not None
-    return transitions.meld(state, chosen, result)
+        if result is None or not _makes(state, action.meld, result, state.discard_pile[-1:]):
+            return None
+        return transitions.take_with_meld(state, action.meld, result)
+    if not isinstance(action, NewMeld | AddToMeld) or result is None:
+        return None
+    return transitions.meld(state, action, result) if _makes(state, action, result, ()) else None
+
+
+def _makes(
+    state: GameState, action: NewMeld | AddToMeld, result: Meld, top: tuple[Card, ...]
+) -> bool:
+    """``action`` (with the pile's ``top`` card, for a take) still turns the team's meld and the
+    hand's cards into ``result``."""
+    cards = action.cards
+    from_hand = remove_cards(cards, top) if top else cards
+    if type(cards) is not tuple or from_hand is None:
+        return False
+    if remove_cards(state.hands[state.current_player], from_hand) is None:
+        return False
+    if type(action) is NewMeld:
+        return result.multiset == cards
+    melds = state.melds[state.current_player % 2]
+    index = action.meld  # type: ignore[union-attr]
+    if type(index) is not int or not 0 <= index < len(melds):
+        return False
+    return remove_cards(result.multiset, cards) == melds[index].multiset
 
 
 def _refuse(state: GameState, action: object, player: object) -> NoReturn:

@@ -27,6 +27,9 @@ class ErrorCode(enum.StrEnum):
     """``AddToMeld`` names a meld index the team does not have."""
     DUPLICATE_SET = "duplicate-set"
     """A second set of a rank the team already holds a set of (R5)."""
+    EMPTY_STOCK = "empty-stock"
+    """No card to draw. The engine ends the hand or refills the stock before that can happen
+    (R15), so only a state changed by hand shows it."""
     EMPTY_DISCARD_PILE = "empty-discard-pile"
     """There is no discard pile to take."""
     MUST_USE_TOP_CARD = "must-use-top-card"

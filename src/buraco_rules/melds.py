@@ -11,6 +11,7 @@ ranks 3-K are 3-13. A run is stored as the bitmask of its natural positions.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Final
 
@@ -66,9 +67,18 @@ class Meld:
     """The cards in id order."""
 
     @classmethod
-    def from_cards(cls, cards: tuple[Card, ...] | list[Card], rules: RuleSet) -> Meld | None:
-        """The meld these cards form under ``rules``, or None when they form none (R5-R8)."""
-        return _classify(tuple(sorted(cards)), *_meld_rules(rules))
+    def from_cards(cls, cards: Iterable[Card | str], rules: RuleSet) -> Meld | None:
+        """The meld these cards form under ``rules``, or None when they form none (R5-R8).
+
+        Notation strings are parsed; anything that is not a card is a ``ValueError``.
+        """
+        exact = []
+        for c in cards:
+            card = Card.parse(c) if isinstance(c, str) else c
+            if type(card) is not Card:
+                raise ValueError(f"{c!r} is not a card")
+            exact.append(card)
+        return _classify(tuple(sorted(exact)), *_meld_rules(rules))
 
     @property
     def is_clean(self) -> bool:

@@ -131,7 +131,7 @@ def _search(
     meld_wilds = 0 if meld_wild == NO_WILD else 1
     meld_twos = 1 if meld_wild == OWN_TWO else 0
     for a in starts:
-        for b in range(max(a + 1, hi), 15):
+        for b in range(max(a + 1, hi), 15):  # the natural cards span a..b
             if b != hi and not available >> b & 1:
                 continue
             span = _span(a, b)
@@ -139,10 +139,16 @@ def _search(
             holes = (span & ~covered & ~available).bit_count()
             if holes > 2:
                 break  # wider spans only add holes
-            for left_out in (0, *(p for p in _positions(supplied) if a < p < b)):
-                if holes + (left_out > 0) > 2:
-                    continue
-                bits = supplied & ~(1 << left_out) if left_out else supplied
+            inside = [1 << p for p in _positions(supplied) if a < p < b]
+            # The hand may leave out interior cards for the wildcard to stand in, and for a 2 of
+            # the suit to take its own place: at most two places in all, holes included.
+            left_outs = [0]
+            if holes < 2:
+                left_outs += inside
+            if holes == 0:
+                left_outs += [p | q for i, p in enumerate(inside) for q in inside[i + 1 :]]
+            for left_out in left_outs:
+                bits = supplied & ~left_out
                 if bits & 2 and bits >> 14 & 1 and aces < 2:
                     continue
                 size = bits.bit_count()

@@ -213,10 +213,11 @@ def _play_actions(state: GameState) -> Generated:
 
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
+    draw: Generated = ((_DRAW,), (None,)) if state.stock else ((), ())  # always a stock (R15)
     if not pile:
-        return (_DRAW,), (None,)
+        return draw
     if not state.rules.closed_discard_pile:
-        return (_DRAW, _TAKE_OPEN), (None, None)  # R11
+        return draw[0] + (_TAKE_OPEN,), draw[1] + (None,)  # R11
     # R10: the top card goes at once into a meld with cards from the hand.
     seat = state.current_player
     team = seat % 2
@@ -225,8 +226,8 @@ def _draw_actions(state: GameState) -> Generated:
     rest = pile[:-1]
     pool = tuple(sorted((*hand, top)))
     kept = len(hand) + len(rest)  # cards held after the take, before the meld's hand cards go
-    actions: list[Action] = [_DRAW]
-    results: list[Meld | None] = [None]
+    actions: list[Action] = list(draw[0])
+    results: list[Meld | None] = list(draw[1])
     for part in _parts(state, pool, top):
         for action, cards, meld in part.choices:
             if top not in cards:

@@ -65,6 +65,11 @@ class GameState:
         default=None, init=False, eq=False, repr=False, hash=False
     )
 
+    def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
+        # Pickle and deep-copy the value only, not the cached legal actions.
+        fields = {a.name: getattr(self, a.name) for a in attrs.fields(GameState) if a.init}
+        return (_rebuild, (fields,))
+
     @property
     def is_over(self) -> bool:
         """True once the hand has ended (R13, R15)."""
@@ -83,3 +88,7 @@ class GameState:
     def top_of_discard_pile(self) -> Card | None:
         """The visible top card of the discard pile, or None when it is empty."""
         return self.discard_pile[-1] if self.discard_pile else None
+
+
+def _rebuild(fields: dict[str, object]) -> GameState:
+    return GameState(**fields)  # type: ignore[arg-type]
