@@ -2,8 +2,8 @@
 
 Cards are normalised to id order on construction, so equality never depends on the order given.
 Construction is lenient: notation strings are parsed, card ids (0-52) become their cards, and
-anything else is kept as given; it is :func:`buraco_rules.apply` that refuses what is not a legal
-action, with ``malformed-action`` for objects that are not cards or meld indexes.
+anything else is kept, wrapped so that it equals no card; it is :func:`buraco_rules.apply` that
+refuses what is not a legal action, with ``malformed-action`` for what is not a card.
 
 >>> NewMeld("7S 5S 6S") == NewMeld([Card("5S"), Card("6S"), Card("7S")])
 True
@@ -30,14 +30,44 @@ __all__ = [
 ]
 
 
+class NotACard:
+    """Stands in an action for a value that is no card (``1.0``, ``True``, ``None``...), so that
+    the action equals no legal action and ``apply`` refuses it as ``malformed-action``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def _to_index(value: Any) -> Any:
+    # Like cards: True or 1.0 would equal meld index 1, so anything but an int equals nothing.
+    return value if type(value) is int else NotACard(value)
+
+
+def _text(cards: object) -> str:
+    return " ".join(map(str, cards)) if isinstance(cards, tuple) else str(cards)
+
+
 def _to_card(value: Any) -> Any:
-    # A Card is an int, so a bare card id would compare equal to its card: make it that card,
-    # so that equality, legality and apply agree. Anything else is kept for apply to refuse.
+    # A Card is an int, so a card id, or a float or bool equal to one, would compare equal to its
+    # card: ids become their cards, and other values are wrapped so that they equal nothing.
+    if type(value) is Card:
+        return value
     if isinstance(value, str):
         return Card.parse(value)
     if type(value) is int and 0 <= value <= 52:
         return Card.from_id(value)
-    return value
+    return NotACard(value)
 
 
 def _to_cards(value: Any) -> Any:
@@ -46,7 +76,7 @@ def _to_cards(value: Any) -> Any:
     try:
         items = tuple(_to_card(x) for x in value)
     except TypeError:
-        return value  # not iterable: apply reports it
+        return NotACard(value)  # not iterable: apply reports it
     try:
         return tuple(sorted(items))
     except TypeError:
@@ -68,7 +98,7 @@ class NewMeld:
     cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
 
     def __str__(self) -> str:
-        return "meld " + " ".join(map(str, self.cards))
+        return "meld " + _text(self.cards)
 
 
 @attrs.frozen(cache_hash=True)
@@ -76,11 +106,11 @@ class AddToMeld:
     """Add cards from the hand to the team's meld number ``meld`` (an index into
     ``state.melds[team]``)."""
 
-    meld: int
+    meld: int = attrs.field(converter=_to_index)
     cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
 
     def __str__(self) -> str:
-        return f"add {self.meld}: " + " ".join(map(str, self.cards))
+        return f"add {self.meld}: " + _text(self.cards)
 
 
 @attrs.frozen(cache_hash=True)
