@@ -22,7 +22,7 @@ from typing import Final
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card, all_cards
 from .going_out import banned_after, may_discard_last, may_leave, remove_cards
-from .melds import Meld
+from .melds import Meld, MeldKind
 from .meldsearch import run_options, set_options
 from .state import GameState, Phase
 
@@ -31,6 +31,8 @@ _IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
 _RANK: Final = tuple(c % 13 for c in range(53))
 _JOKER: Final = _CARDS[52]
 _DRAW: Final = DrawFromStock()
+_RUN: Final = MeldKind.RUN
+_SET: Final = MeldKind.SET
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
 
@@ -58,28 +60,18 @@ IndexedMelds = tuple[tuple[int, Meld], ...]
 
 
 @lru_cache(maxsize=1 << 16)
-def _suit_part(
-    suit: int, cards: tuple[Card, ...], melds: IndexedMelds, new: bool, max_aces: int
+def _part(
+    kind: MeldKind, key: int, cards: tuple[Card, ...], melds: IndexedMelds, new: bool, limit: int
 ) -> _Part:
-    """New runs of ``suit`` (if ``new``) then additions to its runs ``melds``, from ``cards``."""
+    """From ``cards``: new melds of ``kind`` (if ``new``), then additions to ``melds`` (by index).
+    Runs of suit ``key`` with at most ``limit`` natural aces, or sets of rank ``key`` of at most
+    ``limit`` cards (R5, R6)."""
+    search = run_options if kind is MeldKind.RUN else set_options
     choices: list[Choice] = []
     if new:
-        choices += [(_new_meld(s), s, m) for s, m in run_options(suit, cards, None, max_aces)]
+        choices += [(_new_meld(s), s, m) for s, m in search(key, cards, None, limit)]
     for i, meld in melds:
-        choices += [(_add(i, s), s, m) for s, m in run_options(suit, cards, meld, max_aces)]
-    return _Part(tuple(choices))
-
-
-@lru_cache(maxsize=1 << 16)
-def _rank_part(
-    rank: int, cards: tuple[Card, ...], melds: IndexedMelds, new: bool, max_size: int
-) -> _Part:
-    """A new set of ``rank`` (if ``new``), or additions to the team's set of it (R5)."""
-    choices: list[Choice] = []
-    if new:
-        choices += [(_new_meld(s), s, m) for s, m in set_options(rank, cards, None, max_size)]
-    for i, meld in melds:
-        choices += [(_add(i, s), s, m) for s, m in set_options(rank, cards, meld, max_size)]
+        choices += [(_add(i, s), s, m) for s, m in search(key, cards, meld, limit)]
     return _Part(tuple(choices))
 
 
@@ -136,7 +128,9 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
         if only_suit in (-1, s) and (len(slices[s]) >= 2 or by_suit[s]):
             cards = _with(slices[s], wilds)
             if cards:
-                parts.append(_suit_part(s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces))
+                parts.append(
+                    _part(_RUN, s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces)
+                )
     if rules.sets_allowed:
         only_rank = -1 if must is None or _IS_WILD[must] else must % 13
         naturals = sorted([c for c in hand if not _IS_WILD[c]], key=_RANK.__getitem__)
@@ -150,7 +144,7 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
             new = held is None and len(natural) >= 2
             if new or (held is not None and (natural or wilds)):
                 melds: IndexedMelds = () if held is None else (held,)
-                parts.append(_rank_part(r, _with(natural, wilds), melds, new, rules.max_set_size))
+                parts.append(_part(_SET, r, _with(natural, wilds), melds, new, rules.max_set_size))
     return parts
 
 
