@@ -29,6 +29,9 @@ from .state import GameState, Phase
 _CARDS: Final = all_cards()
 _IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
 _RANK: Final = tuple(c % 13 for c in range(53))
+_POSITION_BITS: Final = tuple(
+    0 if c == 52 else (2 | 1 << 14) if c % 13 == 0 else 1 << (c % 13 + 1) for c in range(53)
+)
 _JOKER: Final = _CARDS[52]
 _DRAW: Final = DrawFromStock()
 _RUN: Final = MeldKind.RUN
@@ -205,6 +208,36 @@ def _play_actions(state: GameState) -> Generated:
     return tuple(actions), tuple(results)
 
 
+def _near(positions: int, mask: int, distance: int) -> bool:
+    """Some position of ``positions`` lies within ``distance`` of one in ``mask``."""
+    spread = mask
+    for _ in range(distance):
+        spread |= spread << 1 | spread >> 1
+    return bool(positions & spread)
+
+
+def _top_may_fit(state: GameState, hand: tuple[Card, ...], top: Card) -> bool:
+    """A quick necessary condition for taking a closed pile (R10): the top card can only go into
+    a run of its suit with two more cards near it, or onto a run of its suit that it is near
+    (a run has at most one hole besides the one a 2 of its suit may leave). Most draws fail it,
+    and skip the full search."""
+    if _IS_WILD[top]:
+        return True
+    suit = top // 13
+    place = _POSITION_BITS[top]
+    own = [c for c in hand if c // 13 == suit]
+    nearby = sum(1 for c in own if _near(_POSITION_BITS[c] & ~place, place, 2))
+    wild = any(_IS_WILD[c] for c in hand)
+    if nearby + wild >= 2:
+        return True
+    for meld in state.melds[state.current_player % 2]:
+        if meld.suit == suit:
+            span = meld.naturals | (2 | 1 << 14 if meld.naturals & (2 | 1 << 14) else 0)
+            if _near(place, span, 3):
+                return True
+    return state.rules.sets_allowed  # sets: leave it to the full search
+
+
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
     draw: Generated = ((_DRAW,), (None,)) if state.stock else ((), ())  # always a stock (R15)
@@ -217,6 +250,8 @@ def _draw_actions(state: GameState) -> Generated:
     team = seat % 2
     hand = state.hands[seat]
     top = pile[-1]
+    if not _top_may_fit(state, hand, top):
+        return draw
     rest = pile[:-1]
     pool = tuple(sorted((*hand, top)))
     kept = len(hand) + len(rest)  # cards held after the take, before the meld's hand cards go
