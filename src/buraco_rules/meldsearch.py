@@ -196,10 +196,11 @@ def _card_at(base: int, position: int) -> Card:
 
 @lru_cache(maxsize=1 << 15)
 def run_options(
-    suit: int, hand: tuple[Card, ...], meld: Meld | None, max_aces: int
+    suit: int, hand: tuple[Card, ...], meld: Meld | None, max_aces: int, must: int = 0
 ) -> tuple[Option, ...]:
     """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid run of ``suit`` (with no
-    meld: S alone is a new run), with the resulting meld, in the order of S.
+    meld: S alone is a new run), with the resulting meld, in the order of S; with ``must`` (a mask
+    of positions), only those where S fills one of them with a natural card.
 
     ``hand`` is sorted and holds only cards that can matter: the suit's cards, and one of each
     other kind of wild card the hand holds.
@@ -239,6 +240,8 @@ def run_options(
         return ()
     found: dict[tuple[Card, ...], Meld] = {}
     for bits, wild in shapes:
+        if must and not bits & must:
+            continue
         naturals = tuple(_card_at(base, p) for p in _positions(bits))
         if wild == NO_WILD:
             additions: list[tuple[Card, ...]] = [naturals]
@@ -258,7 +261,7 @@ def run_options(
 
 @lru_cache(maxsize=1 << 14)
 def set_options(
-    rank: int, hand: tuple[Card, ...], meld: Meld | None, max_set_size: int
+    rank: int, hand: tuple[Card, ...], meld: Meld | None, max_set_size: int, must: int = 0
 ) -> tuple[Option, ...]:
     """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid set of ``rank`` (0 = ace;
     with no meld: S alone is a new set), with the resulting meld; ``hand`` holds that rank's cards

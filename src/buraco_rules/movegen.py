@@ -64,17 +64,23 @@ IndexedMelds = tuple[tuple[int, Meld], ...]
 
 @lru_cache(maxsize=1 << 16)
 def _part(
-    kind: MeldKind, key: int, cards: tuple[Card, ...], melds: IndexedMelds, new: bool, limit: int
+    kind: MeldKind,
+    key: int,
+    cards: tuple[Card, ...],
+    melds: IndexedMelds,
+    new: bool,
+    limit: int,
+    must: int = 0,
 ) -> _Part:
     """From ``cards``: new melds of ``kind`` (if ``new``), then additions to ``melds`` (by index).
     Runs of suit ``key`` with at most ``limit`` natural aces, or sets of rank ``key`` of at most
-    ``limit`` cards (R5, R6)."""
+    ``limit`` cards (R5, R6); ``must`` narrows runs to those filling one of its positions."""
     search = run_options if kind is MeldKind.RUN else set_options
     choices: list[Choice] = []
     if new:
-        choices += [(_new_meld(s), s, m) for s, m in search(key, cards, None, limit)]
+        choices += [(_new_meld(s), s, m) for s, m in search(key, cards, None, limit, must)]
     for i, meld in melds:
-        choices += [(_add(i, s), s, m) for s, m in search(key, cards, meld, limit)]
+        choices += [(_add(i, s), s, m) for s, m in search(key, cards, meld, limit, must)]
     return _Part(tuple(choices))
 
 
@@ -117,6 +123,7 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
     rules = state.rules
     slices, wilds = _suits(hand)
     only_suit = -1 if must is None or _IS_WILD[must] else must // 13
+    place = _POSITION_BITS[must] if must is not None and only_suit >= 0 else 0
     by_suit: list[list[tuple[int, Meld]]] = [[], [], [], []]
     by_rank: dict[int, tuple[int, Meld]] = {}
     for i, meld in enumerate(state.melds[state.current_player % 2]):
@@ -132,7 +139,7 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
             cards = _with(slices[s], wilds)
             if cards:
                 parts.append(
-                    _part(_RUN, s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces)
+                    _part(_RUN, s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces, place)
                 )
     if rules.sets_allowed:
         only_rank = -1 if must is None or _IS_WILD[must] else must % 13
