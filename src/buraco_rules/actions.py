@@ -13,7 +13,6 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, TypeAlias
 
 import attrs
@@ -142,10 +141,3 @@ class Discard:
 
 Action: TypeAlias = DrawFromStock | TakeDiscardPile | NewMeld | AddToMeld | Discard
 """Any action."""
-
-ACTION_TYPES = (DrawFromStock, TakeDiscardPile, NewMeld, AddToMeld, Discard)
-
-
-def cards_of(items: Iterable[Card]) -> tuple[Card, ...]:
-    """The cards in id order (the normal form actions hold)."""
-    return tuple(sorted(items))

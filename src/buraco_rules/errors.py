@@ -34,7 +34,8 @@ class ErrorCode(enum.StrEnum):
     """There is no discard pile to take."""
     MUST_USE_TOP_CARD = "must-use-top-card"
     """Taking a closed discard pile needs a meld that uses its top card and otherwise only cards
-    from the hand (R10); an open pile is taken without one (R11)."""
+    from the hand (R10). (An open pile is taken without a meld, R11; a meld there is a
+    ``malformed-action``.)"""
     CANNOT_GO_OUT = "cannot-go-out"
     """The move would empty the hand, or leave one card that cannot be discarded, while the team
     may neither take its extra pile nor end the hand (R12-R14)."""
