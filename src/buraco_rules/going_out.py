@@ -1,7 +1,7 @@
 """When a hand may be emptied: the extra pile, ending the hand, and the dead-end rule (R12-R14).
 
-Shared by the checker (:mod:`buraco_rules.engine`) and the move generator
-(:mod:`buraco_rules.movegen`) so that both decide these questions the same way.
+Shared by the checker (:mod:`buraco_rules.checks`), the move generator
+(:mod:`buraco_rules.movegen`) and the builders, so that all decide these questions the same way.
 """
 
 from __future__ import annotations
