@@ -2,7 +2,9 @@
 
 Run ``python -m buraco_rules.bench [--variant V] [--players N] [--seconds S] [--json]``. Every
 figure is the median of several timed rounds; ``--seconds`` is the budget of each variant and
-player count. Timings vary with the machine's load: compare figures taken in one session.
+player count, which starts with the engine's memo caches empty and a short warm-up, so that the
+order of the configurations does not matter. Timings vary with the machine's load: compare figures
+taken in one session.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from . import variants
 from .engine import apply, is_legal, legal_actions, new_game
+from .movegen import clear_caches
 from .rules import RuleSet
 from .scoring import score
 from .state import GameState
@@ -161,7 +164,8 @@ def run(rules: RuleSet, players: int, seconds: float, seed: int = 12345) -> dict
     """Benchmark one variant and player count for about ``seconds``; the figures as a dict."""
     rng = random.Random(seed)
     overhead = _timer_overhead_ns()
-    _playout_round(rules, players, rng, min(0.2, seconds / 20))  # warm the memo caches
+    clear_caches()  # every configuration starts cold, whatever ran before it in this process
+    _playout_round(rules, players, rng, min(0.2, seconds / 20))  # then warms up briefly
     rounds: list[dict[str, float]] = []
     for _ in range(ROUNDS):
         figures = _playout_round(rules, players, rng, 0.5 * seconds / ROUNDS)

@@ -19,7 +19,7 @@ from typing import Final
 from .cards import Card, all_cards
 from .melds import Meld, _classify, _layout_set
 
-__all__ = ["Option", "run_options", "set_options"]
+__all__ = ["Option", "run_options", "set_options", "take_options"]
 
 _CARDS: Final = all_cards()
 _IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
@@ -254,6 +254,72 @@ def run_options(
             if key in found:
                 continue
             result = _classify(tuple(sorted(meld_cards + key)), max_aces, False, 0)
+            if result is not None and result.suit == suit:
+                found[key] = result
+    return tuple(sorted(found.items()))
+
+
+@lru_cache(maxsize=1 << 15)
+def take_options(
+    suit: int, hand: tuple[Card, ...], top: Card, meld: Meld | None, max_aces: int
+) -> tuple[Option, ...]:
+    """The runs of ``suit`` that the natural card ``top`` of a closed pile can go into with cards S
+    of ``hand`` (R10): new runs (with no meld) or additions to ``meld``; each with ``top`` + S, in
+    id order, and the resulting meld.
+
+    The search is :func:`run_shapes` around the top card as if it were on the table already, so
+    it looks only at the hand's positions within reach of it.
+    """
+    base = suit * 13
+    own_two = _CARDS[base + 1]
+    available = 0
+    others: list[Card] = []
+    for c in hand:
+        if base <= c < base + 13:
+            available |= _POSITION_BITS[c]
+        else:
+            others.append(c)
+    aces = hand.count(_CARDS[base])
+    twos = hand.count(own_two)
+    place = _POSITION_BITS[top] & (2 | ~(1 << 14))  # an ace is tried low; run_shapes turns it
+    meld_wild = NO_WILD
+    meld_cards: tuple[Card, ...] = (top,)
+    covered = place
+    found: dict[tuple[Card, ...], Meld] = {}
+    if meld is not None:
+        meld_cards = tuple(sorted((*meld.multiset, top)))
+        if meld.naturals & _POSITION_BITS[top]:
+            if top != base or meld.naturals & (2 | 1 << 14) == 2 | 1 << 14:
+                return ()  # a second natural card in one place
+            place = (2 | 1 << 14) & ~meld.naturals  # the ace goes to the free end
+        covered = meld.naturals | place
+        meld_wild = (
+            NO_WILD
+            if meld.wildcard is None
+            else OWN_TWO
+            if meld.wildcard == own_two
+            else OTHER_WILD
+        )
+        alone = _classify(meld_cards, max_aces, False, 0)  # the top card on its own
+        if alone is not None and alone.suit == suit:
+            found[(top,)] = alone
+    available &= _reach(available, covered)
+    if not available & (2 | 1 << 14):
+        aces = 0
+    shapes = run_shapes(available, covered, meld_wild, aces, twos, bool(others), False, max_aces)
+    for bits, wild in shapes:
+        naturals = tuple(_card_at(base, p) for p in _positions(bits))
+        if wild == NO_WILD:
+            additions: list[tuple[Card, ...]] = [naturals]
+        elif wild == OWN_TWO:
+            additions = [(*naturals, own_two)]
+        else:
+            additions = [(*naturals, w) for w in others]
+        for addition in additions:
+            key = tuple(sorted((*addition, top)))
+            if key in found:
+                continue
+            result = _classify(tuple(sorted(meld_cards + addition)), max_aces, False, 0)
             if result is not None and result.suit == suit:
                 found[key] = result
     return tuple(sorted(found.items()))

@@ -14,6 +14,7 @@ matter.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left
 from functools import lru_cache
 from itertools import groupby
@@ -23,7 +24,7 @@ from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDis
 from .cards import Card, all_cards
 from .going_out import banned_after, may_discard_last, may_leave, remove_cards
 from .melds import Meld, MeldKind
-from .meldsearch import run_options, set_options
+from .meldsearch import run_options, set_options, take_options
 from .state import GameState, Phase
 
 _CARDS: Final = all_cards()
@@ -158,6 +159,16 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
     return parts
 
 
+def clear_caches() -> None:
+    """Forget every memoised search (for benchmarks that must start cold); no answer changes."""
+    from . import melds, meldsearch
+
+    for module in (melds, meldsearch, sys.modules[__name__]):
+        for value in vars(module).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+
+
 Generated = tuple[tuple[Action, ...], tuple[Meld | None, ...]]
 """The legal actions, and for each the meld it makes or changes (None for draws and discards)."""
 
@@ -245,6 +256,35 @@ def _top_may_fit(state: GameState, hand: tuple[Card, ...], top: Card) -> bool:
     return state.rules.sets_allowed  # sets: leave it to the full search
 
 
+def _take_parts(state: GameState, hand: tuple[Card, ...], top: Card) -> list[_Part]:
+    """The melds a closed pile's top card can go into with cards of ``hand`` (R10): for a natural
+    card, searched around it; for a wildcard (or where sets are allowed), from the hand and the
+    top card together, keeping those that use it."""
+    rules = state.rules
+    if _IS_WILD[top] or rules.sets_allowed:
+        return _parts(state, tuple(sorted((*hand, top))), top)
+    suit = top // 13
+    slices, wilds = _suits(hand)
+    cards = _with(slices[suit], wilds)
+    melds = tuple(
+        (i, m) for i, m in enumerate(state.melds[state.current_player % 2]) if m.suit == suit
+    )
+    return [_take_part(suit, cards, top, melds, rules.max_natural_aces_in_run)]
+
+
+@lru_cache(maxsize=1 << 15)
+def _take_part(
+    suit: int, cards: tuple[Card, ...], top: Card, melds: IndexedMelds, max_aces: int
+) -> _Part:
+    """New runs with the top card ``top``, then additions of it (and cards) to ``melds``."""
+    choices: list[Choice] = [
+        (_new_meld(s), s, m) for s, m in take_options(suit, cards, top, None, max_aces)
+    ]
+    for i, meld in melds:
+        choices += [(_add(i, s), s, m) for s, m in take_options(suit, cards, top, meld, max_aces)]
+    return _Part(tuple(choices))
+
+
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
     draw: Generated = ((_DRAW,), (None,)) if state.stock else ((), ())  # always a stock (R15)
@@ -260,11 +300,10 @@ def _draw_actions(state: GameState) -> Generated:
     if not _top_may_fit(state, hand, top):
         return draw
     rest = pile[:-1]
-    pool = tuple(sorted((*hand, top)))
     kept = len(hand) + len(rest)  # cards held after the take, before the meld's hand cards go
     actions: list[Action] = list(draw[0])
     results: list[Meld | None] = list(draw[1])
-    for part in _parts(state, pool, top):
+    for part in _take_parts(state, hand, top):
         for action, cards, meld in part.choices:
             if top not in cards:
                 continue
