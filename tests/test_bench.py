@@ -12,6 +12,7 @@ FIGURES = {
     "playouts_per_s",
     "mean_decision_steps",
     "us_per_step_all_in",
+    "us_per_step_cold",
     "us_legal_actions",
     "us_apply",
     "mean_num_legal",
@@ -28,7 +29,9 @@ FIGURES = {
 def test_benchmark_runs_briefly_and_reports_every_figure(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert bench.main(["--variant", "canasta-stbl", "--seconds", "1", "--json"]) == 0
+    assert (
+        bench.main(["--variant", "canasta-stbl", "--seconds", "1", "--warmup", "0", "--json"]) == 0
+    )
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 1
     result = json.loads(lines[0])

@@ -1,10 +1,11 @@
 """Benchmark: random playouts and the cost of each API call, per variant and player count.
 
 Run ``python -m buraco_rules.bench [--variant V] [--players N] [--seconds S] [--json]``. Every
-figure is the median of several timed rounds; ``--seconds`` is the budget of each variant and
-player count, which starts with the engine's memo caches empty and a short warm-up, so that the
-order of the configurations does not matter. Timings vary with the machine's load: compare figures
-taken in one session.
+figure is the median of several timed rounds, taken after a warm-up (``--warmup``, by default as
+long as ``--seconds``, the measuring budget of each variant and player count): the engine's memo
+caches are emptied before each configuration, so the order of the configurations does not matter,
+and one round timed right after that is reported as ``us_per_step_cold``. Timings vary with the
+machine's load: compare figures taken in one session.
 """
 
 from __future__ import annotations
@@ -145,33 +146,49 @@ def _op_round(rules: RuleSet, players: int, rng: random.Random, seconds: float) 
 
 
 def _retained_bytes(rules: RuleSet, players: int, rng: random.Random) -> float:
+    """Bytes per state when a whole game's states are kept, legal actions included. The game is
+    played once untraced and then replayed, so that the engine's memo caches (shared by all
+    games) are not counted as the states' memory."""
+    seed = rng.getrandbits(32)
+    choices = []
+    state = new_game(rules, players, seed=seed)
+    while not state.is_over:
+        actions = legal_actions(state)
+        choices.append(int(rng.random() * len(actions)))
+        state = apply(state, actions[choices[-1]])
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    state = new_game(rules, players, seed=rng.getrandbits(32))
+    state = new_game(rules, players, seed=seed)
     kept = [state]
-    while not state.is_over:
-        actions = legal_actions(state)
-        state = apply(state, actions[int(rng.random() * len(actions))])
+    for choice in choices:
+        state = apply(state, legal_actions(state)[choice])
         kept.append(state)
+    legal_actions(state)
     gc.collect()
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     return (after - before) / len(kept)
 
 
-def run(rules: RuleSet, players: int, seconds: float, seed: int = 12345) -> dict[str, Any]:
-    """Benchmark one variant and player count for about ``seconds``; the figures as a dict."""
+def run(
+    rules: RuleSet, players: int, seconds: float, seed: int = 12345, warmup: float | None = None
+) -> dict[str, Any]:
+    """Benchmark one variant and player count: empty the engine's memo caches, time a first
+    round cold, warm up for ``warmup`` seconds (default: ``seconds``), then measure for about
+    ``seconds``; the figures as a dict."""
     rng = random.Random(seed)
     overhead = _timer_overhead_ns()
     clear_caches()  # every configuration starts cold, whatever ran before it in this process
-    _playout_round(rules, players, rng, min(0.2, seconds / 20))  # then warms up briefly
+    cold = _playout_round(rules, players, rng, 0.1 * seconds)
+    _playout_round(rules, players, rng, seconds if warmup is None else warmup)
     rounds: list[dict[str, float]] = []
     for _ in range(ROUNDS):
         figures = _playout_round(rules, players, rng, 0.5 * seconds / ROUNDS)
         figures.update(_instrumented_round(rules, players, rng, 0.25 * seconds / ROUNDS, overhead))
         rounds.append(figures)
     result: dict[str, Any] = {"variant": rules.name, "players": players}
+    result["us_per_step_cold"] = cold["us_per_step_all_in"]
     for key in rounds[0]:
         result[key] = statistics.median(r[key] for r in rounds)
     result["max_num_legal"] = max(r["max_num_legal"] for r in rounds)
@@ -200,6 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=int, choices=(2, 4), action="append")
     parser.add_argument("--seconds", type=float, default=10.0, help="budget per configuration")
     parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument(
+        "--warmup", type=float, help="seconds of play before measuring (default: --seconds)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     args = parser.parse_args(argv)
     for name in args.variant or variants.NAMES:
@@ -207,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for players in args.players or rules.player_counts:
             if players not in rules.player_counts:
                 continue
-            result = run(rules, players, args.seconds, args.seed)
+            result = run(rules, players, args.seconds, args.seed, args.warmup)
             print(json.dumps(result) if args.json else _format(result), flush=True)
     return 0
 
