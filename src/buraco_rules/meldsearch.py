@@ -194,19 +194,10 @@ def _card_at(base: int, position: int) -> Card:
     return _CARDS[base if position in (1, 14) else base + position - 1]
 
 
-@lru_cache(maxsize=1 << 15)
-def run_options(
-    suit: int, hand: tuple[Card, ...], meld: Meld | None, max_aces: int, must: int = 0
-) -> tuple[Option, ...]:
-    """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid run of ``suit`` (with no
-    meld: S alone is a new run), with the resulting meld, in the order of S; with ``must`` (a mask
-    of positions), only those where S fills one of them with a natural card.
-
-    ``hand`` is sorted and holds only cards that can matter: the suit's cards, and one of each
-    other kind of wild card the hand holds.
-    """
+def _scan(suit: int, hand: tuple[Card, ...]) -> tuple[int, list[Card], int, int]:
+    """The positions the hand's cards of ``suit`` can fill, its other wild kinds, and its copies
+    of the suit's ace and 2."""
     base = suit * 13
-    own_two = _CARDS[base + 1]
     available = 0
     others: list[Card] = []
     for c in hand:
@@ -214,34 +205,29 @@ def run_options(
             available |= _POSITION_BITS[c]
         else:
             others.append(c)
-    aces = hand.count(_CARDS[base])
-    twos = hand.count(own_two)
-    meld_cards: tuple[Card, ...] = ()
-    if meld is None:
-        covered, meld_wild = 0, NO_WILD
-    else:
-        covered, meld_cards = meld.naturals, meld.multiset
-        meld_wild = (
-            NO_WILD
-            if meld.wildcard is None
-            else OWN_TWO
-            if meld.wildcard == own_two
-            else OTHER_WILD
-        )
-        # Positions beyond reach of the meld cannot matter: forgetting them lets melds in
-        # different hands share the (much smaller) shape search.
-        available &= _reach(available, covered)
-        if not available & (2 | 1 << 14):
-            aces = 0
-    shapes = run_shapes(
-        available, covered, meld_wild, aces, twos, bool(others), meld is None, max_aces
-    )
-    if not shapes:
-        return ()
-    found: dict[tuple[Card, ...], Meld] = {}
+    return available, others, hand.count(_CARDS[base]), hand.count(_CARDS[base + 1])
+
+
+def _wild_kind(meld: Meld, own_two: Card) -> int:
+    if meld.wildcard is None:
+        return NO_WILD
+    return OWN_TWO if meld.wildcard == own_two else OTHER_WILD
+
+
+def _collect(
+    found: dict[tuple[Card, ...], Meld],
+    suit: int,
+    shapes: tuple[tuple[int, int], ...],
+    others: list[Card],
+    meld_cards: tuple[Card, ...],
+    extra: tuple[Card, ...],
+    max_aces: int,
+) -> tuple[Option, ...]:
+    """Turn shapes into cards: each addition (with ``extra``, the pile's top card, in its key) and
+    the meld it makes with ``meld_cards``, confirmed by the classifier."""
+    base = suit * 13
+    own_two = _CARDS[base + 1]
     for bits, wild in shapes:
-        if must and not bits & must:
-            continue
         naturals = tuple(_card_at(base, p) for p in _positions(bits))
         if wild == NO_WILD:
             additions: list[tuple[Card, ...]] = [naturals]
@@ -250,13 +236,41 @@ def run_options(
         else:
             additions = [(*naturals, w) for w in others]
         for addition in additions:
-            key = tuple(sorted(addition))
+            key = tuple(sorted(addition + extra))
             if key in found:
                 continue
-            result = _classify(tuple(sorted(meld_cards + key)), max_aces, False, 0)
+            result = _classify(tuple(sorted(meld_cards + addition)), max_aces, False, 0)
             if result is not None and result.suit == suit:
                 found[key] = result
     return tuple(sorted(found.items()))
+
+
+@lru_cache(maxsize=1 << 15)
+def run_options(
+    suit: int, hand: tuple[Card, ...], meld: Meld | None, max_aces: int
+) -> tuple[Option, ...]:
+    """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid run of ``suit`` (with no
+    meld: S alone is a new run), with the resulting meld, in the order of S.
+
+    ``hand`` is sorted and holds only cards that can matter: the suit's cards, and one of each
+    other kind of wild card the hand holds.
+    """
+    available, others, aces, twos = _scan(suit, hand)
+    meld_cards: tuple[Card, ...] = ()
+    if meld is None:
+        covered, meld_wild = 0, NO_WILD
+    else:
+        covered, meld_cards = meld.naturals, meld.multiset
+        meld_wild = _wild_kind(meld, _CARDS[suit * 13 + 1])
+        # Positions beyond reach of the meld cannot matter: forgetting them lets melds in
+        # different hands share the (much smaller) shape search.
+        available &= _reach(available, covered)
+        if not available & (2 | 1 << 14):
+            aces = 0
+    shapes = run_shapes(
+        available, covered, meld_wild, aces, twos, bool(others), meld is None, max_aces
+    )
+    return _collect({}, suit, shapes, others, meld_cards, (), max_aces) if shapes else ()
 
 
 @lru_cache(maxsize=1 << 15)
@@ -270,17 +284,7 @@ def take_options(
     The search is :func:`run_shapes` around the top card as if it were on the table already, so
     it looks only at the hand's positions within reach of it.
     """
-    base = suit * 13
-    own_two = _CARDS[base + 1]
-    available = 0
-    others: list[Card] = []
-    for c in hand:
-        if base <= c < base + 13:
-            available |= _POSITION_BITS[c]
-        else:
-            others.append(c)
-    aces = hand.count(_CARDS[base])
-    twos = hand.count(own_two)
+    available, others, aces, twos = _scan(suit, hand)
     place = _POSITION_BITS[top] & (2 | ~(1 << 14))  # an ace is tried low; run_shapes turns it
     meld_wild = NO_WILD
     meld_cards: tuple[Card, ...] = (top,)
@@ -289,17 +293,11 @@ def take_options(
     if meld is not None:
         meld_cards = tuple(sorted((*meld.multiset, top)))
         if meld.naturals & _POSITION_BITS[top]:
-            if top != base or meld.naturals & (2 | 1 << 14) == 2 | 1 << 14:
+            if top != suit * 13 or meld.naturals & (2 | 1 << 14) == 2 | 1 << 14:
                 return ()  # a second natural card in one place
             place = (2 | 1 << 14) & ~meld.naturals  # the ace goes to the free end
         covered = meld.naturals | place
-        meld_wild = (
-            NO_WILD
-            if meld.wildcard is None
-            else OWN_TWO
-            if meld.wildcard == own_two
-            else OTHER_WILD
-        )
+        meld_wild = _wild_kind(meld, _CARDS[suit * 13 + 1])
         alone = _classify(meld_cards, max_aces, False, 0)  # the top card on its own
         if alone is not None and alone.suit == suit:
             found[(top,)] = alone
@@ -307,27 +305,12 @@ def take_options(
     if not available & (2 | 1 << 14):
         aces = 0
     shapes = run_shapes(available, covered, meld_wild, aces, twos, bool(others), False, max_aces)
-    for bits, wild in shapes:
-        naturals = tuple(_card_at(base, p) for p in _positions(bits))
-        if wild == NO_WILD:
-            additions: list[tuple[Card, ...]] = [naturals]
-        elif wild == OWN_TWO:
-            additions = [(*naturals, own_two)]
-        else:
-            additions = [(*naturals, w) for w in others]
-        for addition in additions:
-            key = tuple(sorted((*addition, top)))
-            if key in found:
-                continue
-            result = _classify(tuple(sorted(meld_cards + addition)), max_aces, False, 0)
-            if result is not None and result.suit == suit:
-                found[key] = result
-    return tuple(sorted(found.items()))
+    return _collect(found, suit, shapes, others, meld_cards, (top,), max_aces)
 
 
 @lru_cache(maxsize=1 << 14)
 def set_options(
-    rank: int, hand: tuple[Card, ...], meld: Meld | None, max_set_size: int, must: int = 0
+    rank: int, hand: tuple[Card, ...], meld: Meld | None, max_set_size: int
 ) -> tuple[Option, ...]:
     """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid set of ``rank`` (0 = ace;
     with no meld: S alone is a new set), with the resulting meld; ``hand`` holds that rank's cards

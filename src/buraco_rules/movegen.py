@@ -26,6 +26,7 @@ from .going_out import banned_after, may_discard_last, may_leave, remove_cards
 from .melds import Meld, MeldKind
 from .meldsearch import run_options, set_options, take_options
 from .state import GameState, Phase
+from .transitions import melds_with
 
 _CARDS: Final = all_cards()
 _IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
@@ -71,17 +72,16 @@ def _part(
     melds: IndexedMelds,
     new: bool,
     limit: int,
-    must: int = 0,
 ) -> _Part:
     """From ``cards``: new melds of ``kind`` (if ``new``), then additions to ``melds`` (by index).
     Runs of suit ``key`` with at most ``limit`` natural aces, or sets of rank ``key`` of at most
-    ``limit`` cards (R5, R6); ``must`` narrows runs to those filling one of its positions."""
+    ``limit`` cards (R5, R6)."""
     search = run_options if kind is MeldKind.RUN else set_options
     choices: list[Choice] = []
     if new:
-        choices += [(_new_meld(s), s, m) for s, m in search(key, cards, None, limit, must)]
+        choices += [(_new_meld(s), s, m) for s, m in search(key, cards, None, limit)]
     for i, meld in melds:
-        choices += [(_add(i, s), s, m) for s, m in search(key, cards, meld, limit, must)]
+        choices += [(_add(i, s), s, m) for s, m in search(key, cards, meld, limit)]
     return _Part(tuple(choices))
 
 
@@ -124,7 +124,6 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
     rules = state.rules
     slices, wilds = _suits(hand)
     only_suit = -1 if must is None or _IS_WILD[must] else must // 13
-    place = _POSITION_BITS[must] if must is not None and only_suit >= 0 else 0
     by_suit: list[list[tuple[int, Meld]]] = [[], [], [], []]
     by_rank: dict[int, tuple[int, Meld]] = {}
     for i, meld in enumerate(state.melds[state.current_player % 2]):
@@ -140,7 +139,7 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
             cards = _with(slices[s], wilds)
             if cards:
                 parts.append(
-                    _part(_RUN, s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces, place)
+                    _part(_RUN, s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces)
                 )
     if rules.sets_allowed:
         only_rank = -1 if must is None or _IS_WILD[must] else must % 13
@@ -183,12 +182,8 @@ def generate(state: GameState) -> Generated:
 
 
 def _melds_with(state: GameState, action: Action, meld: Meld) -> tuple[Meld, ...]:
-    melds = state.melds[state.current_player % 2]
-    if type(action) is NewMeld:
-        return (*melds, meld)
-    assert isinstance(action, AddToMeld)
-    i = action.meld
-    return melds[:i] + (meld,) + melds[i + 1 :]
+    assert isinstance(action, NewMeld | AddToMeld)
+    return melds_with(state.melds[state.current_player % 2], action, meld)
 
 
 def _play_actions(state: GameState) -> Generated:

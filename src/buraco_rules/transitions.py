@@ -12,7 +12,7 @@ from .going_out import banned_after, remove_cards
 from .melds import Meld
 from .state import GameState, Phase
 
-__all__ = ["discard", "draw", "meld", "open_take", "take_with_meld"]
+__all__ = ["discard", "draw", "meld", "melds_with", "open_take", "take_with_meld"]
 
 
 def draw(state: GameState) -> GameState:
@@ -59,7 +59,7 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
         phase=Phase.PLAY,
         discard_pile=(),
         hands=set_item(state.hands, seat, hand),
-        melds=set_item(state.melds, team, _melds_with(state.melds[team], inner, result)),
+        melds=set_item(state.melds, team, melds_with(state.melds[team], inner, result)),
     )
     return after if hand else _emptied_by_meld(after)
 
@@ -73,15 +73,16 @@ def meld(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> GameSta
     after = replace(
         state,
         hands=set_item(state.hands, seat, remaining),
-        melds=set_item(state.melds, team, _melds_with(state.melds[team], action, result)),
+        melds=set_item(state.melds, team, melds_with(state.melds[team], action, result)),
         taken_single_card=banned_after(state, action.cards),
     )
     return after if remaining else _emptied_by_meld(after)
 
 
-def _melds_with(
+def melds_with(
     melds: tuple[Meld, ...], action: NewMeld | AddToMeld, result: Meld
 ) -> tuple[Meld, ...]:
+    """The team's ``melds`` once ``action`` has made ``result`` (appended, or in place)."""
     if type(action) is NewMeld:
         return (*melds, result)
     assert isinstance(action, AddToMeld)
