@@ -25,7 +25,13 @@ __all__ = ["CanastaKind", "Meld", "MeldKind"]
 
 _CARDS: Final = all_cards()
 _J: Final = int(JOKER)
-_IS_WILD: Final = tuple(c == _J or c % 13 == 1 for c in range(53))
+IS_WILD: Final = tuple(c == _J or c % 13 == 1 for c in range(53))
+"""By card id: whether the card may act as a wildcard (jokers and 2s, R7)."""
+POSITION_BITS: Final = tuple(
+    0 if c == _J else (2 | 1 << 14) if c % 13 == 0 else 1 << (c % 13 + 1) for c in range(53)
+)
+"""By card id: the run positions a natural card can fill (an ace 1 or 14, a 2 its own place 2,
+3-K 3-13) as a bitmask."""
 _FULL_RUN: Final = 0b111111111111110  # positions 1..14
 
 
@@ -138,7 +144,7 @@ def _classify(
 def _layout_run(cards: tuple[Card, ...], max_aces: int) -> Meld | None:
     suit = -1
     for c in cards:
-        if not _IS_WILD[c]:
+        if not IS_WILD[c]:
             if suit < 0:
                 suit = c // 13
             elif c // 13 != suit:
@@ -152,7 +158,7 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int) -> Meld | None:
     for c in cards:
         if c == own_two:
             own_twos += 1
-        elif _IS_WILD[c]:
+        elif IS_WILD[c]:
             other_wilds.append(c)
         elif c == base:
             aces += 1
@@ -207,7 +213,7 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
     wilds = []
     naturals = []
     for c in cards:
-        if _IS_WILD[c]:
+        if IS_WILD[c]:
             wilds.append(c)
         else:
             naturals.append(c)
@@ -230,7 +236,7 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
 
 def meld_error(cards: tuple[Card, ...]) -> ErrorCode:
     """Why ``cards`` (which form no valid meld) fail: too many wildcards, or not a meld at all."""
-    naturals = [c for c in cards if not _IS_WILD[c]]
+    naturals = [c for c in cards if not IS_WILD[c]]
     wild = len(cards) - len(naturals)
     suits = {c // 13 for c in naturals}
     could_be_run = len(suits) == 1 and len({c % 13 for c in naturals}) == len(naturals)

@@ -17,16 +17,11 @@ from itertools import product
 from typing import Final
 
 from .cards import Card, all_cards
-from .melds import Meld, _classify, _layout_set
+from .melds import IS_WILD, POSITION_BITS, Meld, _classify, _layout_set
 
 __all__ = ["Option", "run_options", "set_options", "take_options"]
 
 _CARDS: Final = all_cards()
-_IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
-# The run positions a natural card can fill: an ace 1 or 14, a 2 its own place 2, 3-K 3-13.
-_POSITION_BITS: Final = tuple(
-    0 if c == 52 else (2 | 1 << 14) if c % 13 == 0 else 1 << (c % 13 + 1) for c in range(53)
-)
 
 Option = tuple[tuple[Card, ...], Meld]
 """The cards taken from the hand, and the meld they make (new, or the meld they were added to)."""
@@ -202,7 +197,7 @@ def _scan(suit: int, hand: tuple[Card, ...]) -> tuple[int, list[Card], int, int]
     others: list[Card] = []
     for c in hand:
         if base <= c < base + 13:
-            available |= _POSITION_BITS[c]
+            available |= POSITION_BITS[c]
         else:
             others.append(c)
     return available, others, hand.count(_CARDS[base]), hand.count(_CARDS[base + 1])
@@ -285,14 +280,14 @@ def take_options(
     it looks only at the hand's positions within reach of it.
     """
     available, others, aces, twos = _scan(suit, hand)
-    place = _POSITION_BITS[top] & (2 | ~(1 << 14))  # an ace is tried low; run_shapes turns it
+    place = POSITION_BITS[top] & (2 | ~(1 << 14))  # an ace is tried low; run_shapes turns it
     meld_wild = NO_WILD
     meld_cards: tuple[Card, ...] = (top,)
     covered = place
     found: dict[tuple[Card, ...], Meld] = {}
     if meld is not None:
         meld_cards = tuple(sorted((*meld.multiset, top)))
-        if meld.naturals & _POSITION_BITS[top]:
+        if meld.naturals & POSITION_BITS[top]:
             if top != suit * 13 or meld.naturals & (2 | 1 << 14) == 2 | 1 << 14:
                 return ()  # a second natural card in one place
             place = (2 | 1 << 14) & ~meld.naturals  # the ace goes to the free end
@@ -318,7 +313,7 @@ def set_options(
     naturals: list[tuple[Card, int]] = []
     wild_types: list[Card] = []
     for c in hand:
-        if _IS_WILD[c]:
+        if IS_WILD[c]:
             if not wild_types or wild_types[-1] != c:
                 wild_types.append(c)
         elif c % 13 == rank:

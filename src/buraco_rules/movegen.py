@@ -23,17 +23,13 @@ from typing import Final
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card, all_cards
 from .going_out import banned_after, may_discard_last, may_leave, remove_cards
-from .melds import Meld, MeldKind
+from .melds import IS_WILD, POSITION_BITS, Meld, MeldKind
 from .meldsearch import run_options, set_options, take_options
 from .state import GameState, Phase
 from .transitions import melds_with
 
 _CARDS: Final = all_cards()
-_IS_WILD: Final = tuple(c == 52 or c % 13 == 1 for c in range(53))
 _RANK: Final = tuple(c % 13 for c in range(53))
-_POSITION_BITS: Final = tuple(
-    0 if c == 52 else (2 | 1 << 14) if c % 13 == 0 else 1 << (c % 13 + 1) for c in range(53)
-)
 _JOKER: Final = _CARDS[52]
 _DRAW: Final = DrawFromStock()
 _RUN: Final = MeldKind.RUN
@@ -123,7 +119,7 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
     that can use that card (its suit's runs, its rank's sets, or everything for a wildcard)."""
     rules = state.rules
     slices, wilds = _suits(hand)
-    only_suit = -1 if must is None or _IS_WILD[must] else must // 13
+    only_suit = -1 if must is None or IS_WILD[must] else must // 13
     by_suit: list[list[tuple[int, Meld]]] = [[], [], [], []]
     by_rank: dict[int, tuple[int, Meld]] = {}
     for i, meld in enumerate(state.melds[state.current_player % 2]):
@@ -142,8 +138,8 @@ def _parts(state: GameState, hand: tuple[Card, ...], must: Card | None) -> list[
                     _part(_RUN, s, cards, tuple(by_suit[s]), len(slices[s]) >= 2, max_aces)
                 )
     if rules.sets_allowed:
-        only_rank = -1 if must is None or _IS_WILD[must] else must % 13
-        naturals = sorted([c for c in hand if not _IS_WILD[c]], key=_RANK.__getitem__)
+        only_rank = -1 if must is None or IS_WILD[must] else must % 13
+        naturals = sorted([c for c in hand if not IS_WILD[c]], key=_RANK.__getitem__)
         groups = {r: tuple(cs) for r, cs in groupby(naturals, _RANK.__getitem__)}
         for r in sorted(set(groups) | set(by_rank)):
             if only_rank not in (-1, r):
@@ -234,13 +230,13 @@ def _top_may_fit(state: GameState, hand: tuple[Card, ...], top: Card) -> bool:
     a run of its suit with two more cards near it, or onto a run of its suit that it is near
     (a run has at most one hole besides the one a 2 of its suit may leave). Most draws fail it,
     and skip the full search."""
-    if _IS_WILD[top]:
+    if IS_WILD[top]:
         return True
     suit = top // 13
-    place = _POSITION_BITS[top]
+    place = POSITION_BITS[top]
     own = [c for c in hand if c // 13 == suit]
-    nearby = sum(1 for c in own if _near(_POSITION_BITS[c] & ~place, place, 2))
-    wild = any(_IS_WILD[c] for c in hand)
+    nearby = sum(1 for c in own if _near(POSITION_BITS[c] & ~place, place, 2))
+    wild = any(IS_WILD[c] for c in hand)
     if nearby + wild >= 2:
         return True
     for meld in state.melds[state.current_player % 2]:
@@ -256,7 +252,7 @@ def _take_parts(state: GameState, hand: tuple[Card, ...], top: Card) -> list[_Pa
     card, searched around it; for a wildcard (or where sets are allowed), from the hand and the
     top card together, keeping those that use it."""
     rules = state.rules
-    if _IS_WILD[top] or rules.sets_allowed:
+    if IS_WILD[top] or rules.sets_allowed:
         return _parts(state, tuple(sorted((*hand, top))), top)
     suit = top // 13
     slices, wilds = _suits(hand)
