@@ -19,9 +19,7 @@ from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDis
 from .cards import DECK, Card
 from .checks import check, describe, well_formed
 from .errors import ErrorCode, IllegalAction
-from .going_out import remove_cards
-from .melds import Meld
-from .movegen import generate
+from .movegen import Generated, Recipe, generate, result_of
 from .rules import RuleSet
 from .state import GameState, Phase
 
@@ -119,7 +117,7 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
     return _generated(state)[0]
 
 
-def _generated(state: GameState) -> tuple[tuple[Action, ...], tuple[Meld | None, ...]]:
+def _generated(state: GameState) -> Generated:
     cached = state._legal
     if cached is None:
         cached = generate(state)
@@ -154,7 +152,7 @@ def apply(state: GameState, action: object, player: int | None = None) -> GameSt
     """
     if not isinstance(state, GameState):
         raise TypeError(f"expected a GameState, not {type(state).__name__}")
-    actions, results = _generated(state)
+    actions, recipes = _generated(state)
     index = -1
     for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
         if candidate is action:
@@ -168,15 +166,15 @@ def apply(state: GameState, action: object, player: int | None = None) -> GameSt
         player is not None and (type(player) is not int or player != state.current_player)
     ):
         _refuse(state, action, player)
-    after = _build(state, actions[index], results[index])
+    after = _build(state, actions[index], recipes[index])
     if after is None:  # the listed action object was forced to change after it was listed
         _refuse(state, action, player)
     return after
 
 
-def _build(state: GameState, action: Action, result: Meld | None) -> GameState | None:
-    """The next state, or None if ``action`` no longer matches what the generator worked out
-    (frozen objects can still be forced to change; a state must never be corrupted by that)."""
+def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState | None:
+    """The next state, or None if ``action`` no longer matches the recipe the generator listed it
+    with (frozen objects can still be forced to change; a state must never be corrupted by that)."""
     hand = state.hands[state.current_player]
     if type(action) is Discard:
         return transitions.discard(state, action.card) if action.card in hand else None
@@ -184,33 +182,26 @@ def _build(state: GameState, action: Action, result: Meld | None) -> GameState |
         return transitions.draw(state) if state.stock else None
     if type(action) is TakeDiscardPile:
         if action.meld is None:
-            return transitions.open_take(state)
-        if result is None or not _makes(state, action.meld, result, state.discard_pile[-1:]):
-            return None
-        return transitions.take_with_meld(state, action.meld, result)
-    if not isinstance(action, NewMeld | AddToMeld) or result is None:
+            return transitions.open_take(state) if recipe is None else None
+        inner = action.meld
+    else:
+        inner = action  # type: ignore[assignment]
+    if recipe is None or not _made_by(inner, recipe):
         return None
-    return transitions.meld(state, action, result) if _makes(state, action, result, ()) else None
+    result = result_of(state, recipe)
+    if result is None:
+        return None
+    if inner is action:
+        return transitions.meld(state, inner, result)
+    return transitions.take_with_meld(state, inner, result)
 
 
-def _makes(
-    state: GameState, action: NewMeld | AddToMeld, result: Meld, top: tuple[Card, ...]
-) -> bool:
-    """``action`` (with the pile's ``top`` card, for a take) still turns the team's meld and the
-    hand's cards into ``result``."""
-    cards = action.cards
-    from_hand = remove_cards(cards, top) if top else cards
-    if type(cards) is not tuple or from_hand is None:
-        return False
-    if remove_cards(state.hands[state.current_player], from_hand) is None:
-        return False
+def _made_by(action: object, recipe: Recipe) -> bool:
+    """``action`` still holds the meld index and the very cards it was listed with."""
+    index, cards = recipe
     if type(action) is NewMeld:
-        return result.multiset == cards
-    melds = state.melds[state.current_player % 2]
-    index = action.meld  # type: ignore[union-attr]
-    if type(index) is not int or not 0 <= index < len(melds):
-        return False
-    return remove_cards(result.multiset, cards) == melds[index].multiset
+        return index < 0 and action.cards is cards
+    return type(action) is AddToMeld and action.meld == index and action.cards is cards
 
 
 def _refuse(state: GameState, action: object, player: object) -> NoReturn:

@@ -2,12 +2,11 @@
 
 A run is searched by arithmetic on bitmasks of positions (1-14, see :mod:`buraco_rules.melds`):
 the natural cards of a valid run cover an interval of positions with at most one hole, which
-its one wildcard fills (R7, R8). So the search walks the intervals the hand's cards can reach,
-lets the hand leave out at most one interior card for a wildcard, and tries each wildcard type;
-only the survivors are built and confirmed by the classifier, the one source of truth.
-
-Both searches are pure functions of small tuples and are memoised: between two states of a
-game most suits of a hand and most melds are unchanged, so most look-ups hit.
+its one wildcard fills (R7, R8). A hand is read once into what it offers each suit
+(:class:`SuitHand`); quick tests on those masks rule out most suits and melds at once; the search
+proper (:func:`run_shapes`) walks the intervals of positions, sees only small integers, and is
+memoised on them, so that all suits, hands and melds with the same shape share one entry.
+Sets (Italian Buraco) are searched per rank.
 """
 
 from __future__ import annotations
@@ -17,11 +16,32 @@ from itertools import product
 from typing import Final
 
 from .cards import Card, all_cards
-from .melds import IS_WILD, POSITION_BITS, Meld, _classify, _layout_set
+from .melds import IS_WILD, POSITION_BITS, Meld, _layout_set
 
-__all__ = ["Option", "run_options", "set_options", "take_options"]
+__all__ = [
+    "Option",
+    "SuitHand",
+    "might_extend",
+    "might_start",
+    "might_take",
+    "run_options",
+    "run_shapes",
+    "set_options",
+    "suit_hands",
+]
 
 _CARDS: Final = all_cards()
+_J: Final = 52
+_RANK: Final = tuple(c % 13 for c in range(53))
+_SUIT: Final = tuple(c // 13 for c in range(53))
+_BIT: Final = POSITION_BITS
+_ACE_BITS: Final = 2 | 1 << 14
+_MIDDLE: Final = 0b11111111111000
+"""Positions 3-13, where the natural cards 3-K sit."""
+_CARDS_AT: Final = tuple(
+    tuple(_CARDS[13 * s if p in (1, 14) else 13 * s + p - 1] for p in range(15)) for s in range(4)
+)
+"""By suit and position: the card that fills it naturally (position 0 is unused)."""
 
 Option = tuple[tuple[Card, ...], Meld]
 """The cards taken from the hand, and the meld they make (new, or the meld they were added to)."""
@@ -32,275 +52,278 @@ def _positions(mask: int) -> tuple[int, ...]:
     return tuple(p for p in range(15) if mask >> p & 1)
 
 
-def _span(a: int, b: int) -> int:
-    return ((1 << (b + 1)) - 1) ^ ((1 << a) - 1)
+class SuitHand:
+    """What a hand offers a run of one suit: the positions of its natural cards 3-K (bits 3-13),
+    its copies of the suit's ace and 2, and one of each other wild card it holds (a joker, other
+    suits' 2s), in id order."""
+
+    __slots__ = ("aces", "mask", "others", "twos")
+
+    def __init__(self, mask: int, aces: int, twos: int, others: tuple[Card, ...]) -> None:
+        self.mask = mask
+        self.aces = aces
+        self.twos = twos
+        self.others = others
 
 
-def _fits(naturals: int, wilds: int, max_aces: int) -> bool:
-    """Natural positions plus ``wilds`` wildcards make a run (R5-R8)."""
-    if wilds > 1 or not naturals:
-        return False
-    if naturals & 2 and naturals >> 14 & 1 and max_aces < 2:
-        return False  # R6
-    lo = (naturals & -naturals).bit_length() - 1
-    hi = naturals.bit_length() - 1
-    count = naturals.bit_count()
-    gaps = hi - lo + 1 - count
-    if gaps > wilds or count + wilds < 3:
-        return False
-    return not (wilds and not gaps and hi - lo + 1 >= 14)
+def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
+    """The four :class:`SuitHand` of a sorted hand, in one pass over it."""
+    masks = [0, 0, 0, 0]
+    aces = [0, 0, 0, 0]
+    twos = [0, 0, 0, 0]
+    wilds: list[Card] = []
+    for c in hand:
+        rank = _RANK[c]
+        if rank > 1:
+            masks[_SUIT[c]] |= _BIT[c]
+        elif c == _J:
+            if not wilds or wilds[-1] != c:
+                wilds.append(c)
+        elif rank == 1:
+            suit = _SUIT[c]
+            if not twos[suit]:
+                wilds.append(c)
+            twos[suit] += 1
+        else:
+            aces[_SUIT[c]] += 1
+    return [
+        SuitHand(masks[s], aces[s], twos[s], tuple(w for w in wilds if w != 13 * s + 1))
+        for s in range(4)
+    ]
 
 
-def _run_fits(naturals: int, wilds: int, own_twos: int, max_aces: int) -> bool:
-    """Whether natural positions plus ``wilds`` wildcards, ``own_twos`` of them 2s of the run's
-    suit, fit some layout: such a 2 may stand in its own place, and a natural 2 may act as the
-    wildcard, whichever works (R7, R8)."""
-    if own_twos and not naturals & 4 and _fits(naturals | 4, wilds - 1, max_aces):
+def might_extend(hand: SuitHand, meld: Meld) -> bool:
+    """A quick necessary condition for adding to the run ``meld`` from ``hand``: a natural card of
+    a new place next to the meld's ends, or two places off when a wildcard can bridge the hole
+    (R8: the natural cards of a run span an interval with at most one hole); or a wild card where
+    the meld has room for one (R7). Most of a hand's suits fail it."""
+    wilds = hand.others or hand.twos
+    reach = 2 if wilds or meld.wildcard is not None or meld.naturals & 4 else 1
+    naturals = meld.naturals | _ACE_BITS if meld.naturals & _ACE_BITS else meld.naturals
+    lo = max(1, (naturals & -naturals).bit_length() - 1 - reach)
+    hi = min(14, naturals.bit_length() - 1 + reach)
+    near = ((2 << hi) - 1) ^ ((1 << lo) - 1)
+    held = hand.mask | (_ACE_BITS if hand.aces else 0) | (4 if hand.twos else 0)
+    if near & held & ~meld.naturals:
         return True
-    if _fits(naturals, wilds, max_aces):
-        return True
-    return bool(naturals & 4) and _fits(naturals & ~4, wilds + 1, max_aces)
+    if not wilds:
+        return False
+    wild = meld.wildcard
+    # A meld's own 2 standing in as its wildcard may turn natural and leave room for another.
+    return wild is None or (wild % 13 == 1 and wild // 13 == meld.suit and bool(near & 4))
 
 
-NO_WILD: Final = 0
-OTHER_WILD: Final = 1
-OWN_TWO: Final = 2
+def might_take(hand: SuitHand, top: Card) -> bool:
+    """A quick necessary condition for a new run with the natural card ``top`` and cards of
+    ``hand``: two more natural cards in a row with it, or one within two places and a wild card
+    (R5, R7, R8)."""
+    t = _BIT[top]
+    held = (hand.mask | (_ACE_BITS if hand.aces else 0) | (4 if hand.twos else 0)) & ~t
+    if hand.others or hand.twos:
+        return bool(held & (t << 1 | t << 2 | t >> 1 | t >> 2))
+    below, above = held & t >> 1, held & t << 1
+    return bool((below and (above or held & t >> 2)) or (above and held & t << 2))
 
 
-@lru_cache(maxsize=1 << 16)  # keys are a few small ints, and few of them occur
+def might_start(hand: SuitHand, wild: bool = False) -> bool:
+    """A quick necessary condition for a new run from ``hand`` (and a ``wild`` card from elsewhere,
+    the pile's top card): three natural cards in a row, or two within three places and a wild
+    card (R5, R7, R8)."""
+    p = hand.mask | (_ACE_BITS if hand.aces else 0) | (4 if hand.twos else 0)
+    if wild or hand.others or hand.twos:
+        return bool(p & (p >> 1 | p >> 2))
+    return bool(p & p >> 1 & p >> 2)
+
+
+def run_options(
+    suit: int, hand: SuitHand, fixed: tuple[Card, ...], max_aces: int, take: bool = False
+) -> list[tuple[Card, ...]]:
+    """Every sub-multiset S of the hand such that the cards ``fixed`` (a meld's, plus the pile's
+    top card for a take; none for a new run) together with S form a valid run of ``suit``, each
+    in id order, sorted. S is never empty unless ``take`` (the top card alone onto a meld).
+
+    The search itself (:func:`run_shapes`) sees only positions and counts, so it is shared by all
+    suits and memoised; here the fixed cards are read into that form, and the shapes found are
+    turned back into cards.
+    """
+    base = suit * 13
+    own_two = base + 1
+    need = 0  # positions 3-K that fixed cards hold: every layout must keep them
+    fixed_aces = fixed_twos = 0
+    fixed_wild: Card | None = None
+    for c in fixed:
+        if c == own_two:
+            fixed_twos += 1
+        elif IS_WILD[c]:
+            if fixed_wild is not None:
+                return []  # R7: one wildcard
+            fixed_wild = c
+        elif c == base:
+            fixed_aces += 1
+        elif _SUIT[c] != suit or need & _BIT[c]:
+            return []  # another suit, or a second copy in one place (R5)
+        else:
+            need |= _BIT[c]
+    others = hand.others if fixed_wild is None else ()
+    mask, aces = _useful(hand, need, fixed_aces, fixed_twos, bool(others) or fixed_wild is not None)
+    shapes = run_shapes(
+        mask,
+        aces,
+        hand.twos,
+        len(others),
+        need,
+        fixed_aces,
+        fixed_twos,
+        fixed_wild is not None,
+        max_aces,
+        take,
+    )
+    if not shapes:
+        return []
+    cards_at = _CARDS_AT[suit]
+    ace = (_CARDS[base],)
+    two = (_CARDS[own_two],)
+    found = []
+    for bits, aces, twos, other in shapes:
+        cards = ace * aces + two * twos + tuple([cards_at[p] for p in _positions(bits)])
+        if other >= 0:
+            wild = others[other]
+            cards = (wild, *cards) if wild < base else (*cards, wild)
+        found.append(cards)
+    found.sort()
+    return found
+
+
+def _useful(
+    hand: SuitHand, need: int, fixed_aces: int, fixed_twos: int, wild: bool
+) -> tuple[int, int]:
+    """The hand's natural cards 3-K and aces that some run with the fixed cards could use (the
+    rest are forgotten, so that more searches share a memo entry): those connected to the fixed
+    cards' positions with at most one place missing on each side, or, for a new run, those with
+    another card near enough (R8)."""
+    wild = wild or bool(hand.twos or fixed_twos)
+    aces = hand.aces
+    pool = hand.mask | need | (_ACE_BITS if aces or fixed_aces else 0)
+    pool |= 4 if hand.twos or fixed_twos else 0
+    if need:
+        lo = (need & -need).bit_length() - 1
+        hi = need.bit_length() - 1
+        keep = ((2 << hi) - 1) ^ ((1 << lo) - 1)
+        for step in (-1, 1):
+            skips = 1 if wild else 0
+            p = lo - 1 if step < 0 else hi + 1
+            while 1 <= p <= 14:
+                if not pool >> p & 1:
+                    if not skips:
+                        break
+                    skips -= 1
+                keep |= 1 << p
+                p += step
+    elif wild:
+        pairs = pool & (pool >> 1 | pool >> 2)
+        keep = pairs | pairs << 1 | pairs << 2
+    else:
+        triples = pool & pool >> 1 & pool >> 2
+        keep = triples | triples << 1 | triples << 2
+    if fixed_aces or not keep & _ACE_BITS:
+        aces = aces if keep & _ACE_BITS else 0
+    return hand.mask & keep, aces
+
+
+Shape = tuple[int, int, int, int]
+"""Hand cards for a run, by position: the bitmask of natural cards 3-K, how many of the suit's
+aces and 2s, and which of the hand's other wild kinds (-1 for none)."""
+
+
+@lru_cache(maxsize=1 << 16)  # keys are small ints: cheap to hash, and ignored by the collector
 def run_shapes(
-    available: int,
-    covered: int,
-    meld_wild: int,
+    mask: int,
     aces: int,
     twos: int,
-    other_wild: bool,
-    new: bool,
+    others: int,
+    need: int,
+    fixed_aces: int,
+    fixed_twos: int,
+    fixed_wild: bool,
     max_aces: int,
-) -> tuple[tuple[int, int], ...]:
-    """The ways to make a run from natural positions, independently of suit and of which
-    wildcard: pairs ``(bits, wild)`` of the positions the hand supplies and the kind of wildcard it
-    adds (``NO_WILD``, ``OTHER_WILD`` for a joker or another suit's 2, ``OWN_TWO``).
+    take: bool,
+) -> tuple[Shape, ...]:
+    """The hand's part of every run made of fixed cards and hand cards, suit aside: the hand has
+    natural cards 3-K at ``mask``, ``aces`` and ``twos`` of the suit's aces and 2s, and ``others``
+    other wild kinds; the fixed cards are natural cards 3-K at ``need``, ``fixed_aces`` aces,
+    ``fixed_twos`` 2s of the suit and perhaps another wildcard (``fixed_wild``).
 
-    ``available``: positions the hand can fill (an ace fills 1 and 14, its suit's 2 fills 2);
-    ``covered``/``meld_wild``: the meld's natural positions and kind of wildcard (0 and NO_WILD
-    for a new run); ``aces``/``twos``: copies of the suit's ace and 2 in the hand.
-
-    The natural cards of a run cover an interval with at most one hole, which its one wildcard
-    fills (R7, R8); so walk the intervals the hand can reach, let it leave out one interior card
-    for a wildcard, and keep what :func:`_run_fits` accepts. Up to two holes are tried because a
-    2 of the suit may move between its own place and a hole.
+    A valid run lays its natural cards on an interval of positions with at most one hole, which
+    its one wildcard fills, or the wildcard floats at an end (R6-R8); whether some cards form one
+    depends only on their multiset. So walk the intervals of positions that the fixed cards and
+    the hand can fill together, with the hole that a held card may be left out of, and read the
+    hand's part off each layout: the layout's cards minus the fixed ones. This enumerates exactly
+    the multisets that :func:`buraco_rules.melds._layout_run` accepts.
     """
-    found: dict[tuple[int, int], None] = {}
-    layouts = [covered]
-    if not new and bool(covered & 2) != bool(covered >> 14 & 1):
-        layouts.append(covered ^ (2 | 1 << 14))  # R6, R8: the meld's ace may turn to the other end
-    for naturals in layouts:
-        _search(found, available, naturals, meld_wild, aces, twos, other_wild, new, max_aces)
+    all_aces = aces + fixed_aces
+    all_twos = twos + fixed_twos
+    pool = mask | need | (_ACE_BITS if all_aces else 0) | (4 if all_twos else 0)
+    # The kinds of wildcard a layout can use: the fixed one, or any the hand holds (the suit's
+    # own 2 is the last kind).
+    kinds = [_FIXED_WILD] if fixed_wild else list(range(others))
+    if all_twos and not fixed_wild:
+        kinds.append(_OWN_TWO)
+    need_lo = (need & -need).bit_length() - 1 if need else 15
+    need_hi = need.bit_length() - 1
+    if need and (((2 << need_hi) - (1 << need_lo)) & ~pool).bit_count() > (1 if kinds else 0):
+        return ()  # the fixed cards cannot be joined: more holes than wildcards
+    found: dict[Shape, None] = {}
+
+    def lay(naturals: int, hole: bool, span: int) -> None:
+        used_aces = (naturals >> 1 & 1) + (naturals >> 14 & 1)
+        if used_aces > max_aces or used_aces < fixed_aces or used_aces > all_aces:
+            return  # R6
+        natural_two = naturals >> 2 & 1
+        count = naturals.bit_count()
+        bits = naturals & ~need & _MIDDLE
+        hand_aces = used_aces - fixed_aces
+        for wild in kinds if hole else (_NO_WILD, *kinds) if span < 14 else (_NO_WILD,):
+            if wild == _NO_WILD:
+                if count < 3 or fixed_wild:
+                    continue
+                used_twos = natural_two
+            else:
+                if count < 2:
+                    continue
+                used_twos = natural_two + (wild == _OWN_TWO)
+            if used_twos < fixed_twos or used_twos - fixed_twos > twos:
+                continue
+            other = wild if wild >= 0 else -1
+            if take or bits or hand_aces or used_twos > fixed_twos or other >= 0:
+                found[bits, hand_aces, used_twos - fixed_twos, other] = None
+
+    for lo in _positions(pool):
+        if lo > need_lo:
+            break
+        missing = 0
+        for hi in range(lo, 15):
+            if not pool >> hi & 1:
+                if missing:
+                    break
+                missing = hi
+                continue
+            if hi < need_hi:
+                continue
+            span = hi - lo + 1
+            whole = ((2 << hi) - 1) ^ ((1 << lo) - 1)
+            if missing:
+                lay(whole ^ 1 << missing, True, span)
+                continue
+            lay(whole, False, span)
+            for q in range(lo + 1, hi):  # leave a held card out, for a wildcard to stand in
+                if not need >> q & 1:
+                    lay(whole ^ 1 << q, True, span)
     return tuple(found)
 
 
-def _search(
-    found: dict[tuple[int, int], None],
-    available: int,
-    covered: int,
-    meld_wild: int,
-    aces: int,
-    twos: int,
-    other_wild: bool,
-    new: bool,
-    max_aces: int,
-) -> None:
-    if new:
-        starts: tuple[int, ...] = _positions(available)
-        lo = hi = 0
-    else:
-        lo = (covered & -covered).bit_length() - 1
-        hi = covered.bit_length() - 1
-        starts = tuple(a for a in range(lo, 0, -1) if a == lo or available >> a & 1)
-    wild_kinds = [NO_WILD]
-    if other_wild:
-        wild_kinds.append(OTHER_WILD)
-    if twos:
-        wild_kinds.append(OWN_TWO)
-    meld_wilds = 0 if meld_wild == NO_WILD else 1
-    meld_twos = 1 if meld_wild == OWN_TWO else 0
-    for a in starts:
-        for b in range(max(a + 1, hi), 15):  # the natural cards span a..b
-            if b != hi and not available >> b & 1:
-                continue
-            span = _span(a, b)
-            supplied = span & available & ~covered
-            holes = (span & ~covered & ~available).bit_count()
-            if holes > 2:
-                break  # wider spans only add holes
-            inside = [1 << p for p in _positions(supplied) if a < p < b]
-            # The hand may leave out interior cards for the wildcard to stand in, and for a 2 of
-            # the suit to take its own place: at most two places in all, holes included.
-            left_outs = [0]
-            if holes < 2:
-                left_outs += inside
-            if holes == 0:
-                left_outs += [p | q for i, p in enumerate(inside) for q in inside[i + 1 :]]
-            for left_out in left_outs:
-                bits = supplied & ~left_out
-                if bits & 2 and bits >> 14 & 1 and aces < 2:
-                    continue
-                size = bits.bit_count()
-                for wild in wild_kinds:
-                    if wild == NO_WILD:
-                        if not bits or (new and size < 3):
-                            continue
-                    elif new and size < 2:
-                        continue
-                    if wild == OWN_TWO and bits & 4 and twos < 2:
-                        continue
-                    wilds = meld_wilds + (wild != NO_WILD)
-                    own = meld_twos + (wild == OWN_TWO)
-                    if _run_fits(covered | bits, wilds, own, max_aces):
-                        found[bits, wild] = None
-
-
-@lru_cache(maxsize=1 << 14)
-def _reach(available: int, covered: int) -> int:
-    """The positions a run with natural positions ``covered`` could extend to with the hand's
-    ``available`` ones: its span, and beyond each end until a third missing position (a run has
-    one wildcard, and a 2 of its suit may free a second hole). Both ends are tried for an ace."""
-    layouts = [covered]
-    if bool(covered & 2) != bool(covered >> 14 & 1):
-        layouts.append(covered ^ (2 | 1 << 14))
-    reach = 0
-    for naturals in layouts:
-        lo = (naturals & -naturals).bit_length() - 1
-        hi = naturals.bit_length() - 1
-        reach |= _span(lo, hi)
-        for step, start in ((1, hi + 1), (-1, lo - 1)):
-            missing = 0
-            p = start
-            while 1 <= p <= 14 and missing < 3:
-                reach |= 1 << p
-                if not available >> p & 1:
-                    missing += 1
-                p += step
-    return reach
-
-
-def _card_at(base: int, position: int) -> Card:
-    return _CARDS[base if position in (1, 14) else base + position - 1]
-
-
-def _scan(suit: int, hand: tuple[Card, ...]) -> tuple[int, list[Card], int, int]:
-    """The positions the hand's cards of ``suit`` can fill, its other wild kinds, and its copies
-    of the suit's ace and 2."""
-    base = suit * 13
-    available = 0
-    others: list[Card] = []
-    for c in hand:
-        if base <= c < base + 13:
-            available |= POSITION_BITS[c]
-        else:
-            others.append(c)
-    return available, others, hand.count(_CARDS[base]), hand.count(_CARDS[base + 1])
-
-
-def _wild_kind(meld: Meld, own_two: Card) -> int:
-    if meld.wildcard is None:
-        return NO_WILD
-    return OWN_TWO if meld.wildcard == own_two else OTHER_WILD
-
-
-def _collect(
-    found: dict[tuple[Card, ...], Meld],
-    suit: int,
-    shapes: tuple[tuple[int, int], ...],
-    others: list[Card],
-    meld_cards: tuple[Card, ...],
-    extra: tuple[Card, ...],
-    max_aces: int,
-) -> tuple[Option, ...]:
-    """Turn shapes into cards: each addition (with ``extra``, the pile's top card, in its key) and
-    the meld it makes with ``meld_cards``, confirmed by the classifier."""
-    base = suit * 13
-    own_two = _CARDS[base + 1]
-    for bits, wild in shapes:
-        naturals = tuple(_card_at(base, p) for p in _positions(bits))
-        if wild == NO_WILD:
-            additions: list[tuple[Card, ...]] = [naturals]
-        elif wild == OWN_TWO:
-            additions = [(*naturals, own_two)]
-        else:
-            additions = [(*naturals, w) for w in others]
-        for addition in additions:
-            key = tuple(sorted(addition + extra))
-            if key in found:
-                continue
-            result = _classify(tuple(sorted(meld_cards + addition)), max_aces, False, 0)
-            if result is not None and result.suit == suit:
-                found[key] = result
-    return tuple(sorted(found.items()))
-
-
-@lru_cache(maxsize=1 << 15)
-def run_options(
-    suit: int, hand: tuple[Card, ...], meld: Meld | None, max_aces: int
-) -> tuple[Option, ...]:
-    """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid run of ``suit`` (with no
-    meld: S alone is a new run), with the resulting meld, in the order of S.
-
-    ``hand`` is sorted and holds only cards that can matter: the suit's cards, and one of each
-    other kind of wild card the hand holds.
-    """
-    available, others, aces, twos = _scan(suit, hand)
-    meld_cards: tuple[Card, ...] = ()
-    if meld is None:
-        covered, meld_wild = 0, NO_WILD
-    else:
-        covered, meld_cards = meld.naturals, meld.multiset
-        meld_wild = _wild_kind(meld, _CARDS[suit * 13 + 1])
-        # Positions beyond reach of the meld cannot matter: forgetting them lets melds in
-        # different hands share the (much smaller) shape search.
-        available &= _reach(available, covered)
-        if not available & (2 | 1 << 14):
-            aces = 0
-    shapes = run_shapes(
-        available, covered, meld_wild, aces, twos, bool(others), meld is None, max_aces
-    )
-    return _collect({}, suit, shapes, others, meld_cards, (), max_aces) if shapes else ()
-
-
-@lru_cache(maxsize=1 << 15)
-def take_options(
-    suit: int, hand: tuple[Card, ...], top: Card, meld: Meld | None, max_aces: int
-) -> tuple[Option, ...]:
-    """The runs of ``suit`` that the natural card ``top`` of a closed pile can go into with cards S
-    of ``hand`` (R10): new runs (with no meld) or additions to ``meld``; each with ``top`` + S, in
-    id order, and the resulting meld.
-
-    The search is :func:`run_shapes` around the top card as if it were on the table already, so
-    it looks only at the hand's positions within reach of it.
-    """
-    available, others, aces, twos = _scan(suit, hand)
-    place = POSITION_BITS[top] & (2 | ~(1 << 14))  # an ace is tried low; run_shapes turns it
-    meld_wild = NO_WILD
-    meld_cards: tuple[Card, ...] = (top,)
-    covered = place
-    found: dict[tuple[Card, ...], Meld] = {}
-    if meld is not None:
-        meld_cards = tuple(sorted((*meld.multiset, top)))
-        if meld.naturals & POSITION_BITS[top]:
-            if top != suit * 13 or meld.naturals & (2 | 1 << 14) == 2 | 1 << 14:
-                return ()  # a second natural card in one place
-            place = (2 | 1 << 14) & ~meld.naturals  # the ace goes to the free end
-        covered = meld.naturals | place
-        meld_wild = _wild_kind(meld, _CARDS[suit * 13 + 1])
-        alone = _classify(meld_cards, max_aces, False, 0)  # the top card on its own
-        if alone is not None and alone.suit == suit:
-            found[(top,)] = alone
-    available &= _reach(available, covered)
-    if not available & (2 | 1 << 14):
-        aces = 0
-    shapes = run_shapes(available, covered, meld_wild, aces, twos, bool(others), False, max_aces)
-    return _collect(found, suit, shapes, others, meld_cards, (top,), max_aces)
+_NO_WILD: Final = -1
+_OWN_TWO: Final = -2
+_FIXED_WILD: Final = -3
 
 
 @lru_cache(maxsize=1 << 14)

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["GameState", "Phase"]
 
+_Recipe = tuple[int, tuple[Card, ...]]
+
 
 class Phase(enum.Enum):
     """Where the current player is in their turn (R4), or OVER once the hand has ended."""
@@ -61,9 +63,10 @@ class GameState:
     """The single card taken from an open discard pile this turn; it may not be discarded (R11)."""
     went_out: int | None = None
     """The team that ended the hand by going out (R13), or None."""
-    _legal: tuple[tuple[Action, ...], tuple[Meld | None, ...]] | None = attrs.field(
+    _legal: tuple[tuple[Action, ...], tuple[_Recipe | None, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
+    """A cache of the legal actions and their recipes (:mod:`buraco_rules.movegen`)."""
 
     def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
         # Pickle and deep-copy the value only, not the cached legal actions.
