@@ -11,6 +11,7 @@ Sets (Italian Buraco) are searched per rank.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import cache, lru_cache
 from itertools import product
 from typing import Final
@@ -19,15 +20,21 @@ from .cards import Card, all_cards
 from .melds import IS_WILD, POSITION_BITS, Meld, _layout_set
 
 __all__ = [
+    "NOTHING_FIXED",
+    "Fixed",
     "Option",
     "SuitHand",
+    "fixed_of",
     "might_extend",
     "might_start",
     "might_take",
     "run_options",
     "run_shapes",
     "set_options",
+    "suit_hand",
     "suit_hands",
+    "wild_kinds",
+    "with_top",
 ]
 
 _CARDS: Final = all_cards()
@@ -36,12 +43,20 @@ _RANK: Final = tuple(c % 13 for c in range(53))
 _SUIT: Final = tuple(c // 13 for c in range(53))
 _BIT: Final = POSITION_BITS
 _ACE_BITS: Final = 2 | 1 << 14
+_TWOS: Final = tuple(_CARDS[13 * s + 1] for s in range(4))
+_ACES: Final = tuple(_CARDS[13 * s] for s in range(4))
+_MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] for c in range(53))
+"""By card id: the position bit of a natural card 3-K, else 0."""
 _MIDDLE: Final = 0b11111111111000
 """Positions 3-13, where the natural cards 3-K sit."""
 _CARDS_AT: Final = tuple(
     tuple(_CARDS[13 * s if p in (1, 14) else 13 * s + p - 1] for p in range(15)) for s in range(4)
 )
 """By suit and position: the card that fills it naturally (position 0 is unused)."""
+
+Shape = tuple[int, int, int, int]
+"""Hand cards for a run, by position: the bitmask of natural cards 3-K, how many of the suit's
+aces and 2s, and which of the hand's other wild kinds (-1 for none)."""
 
 Option = tuple[tuple[Card, ...], Meld]
 """The cards taken from the hand, and the meld they make (new, or the meld they were added to)."""
@@ -53,43 +68,76 @@ def _positions(mask: int) -> tuple[int, ...]:
 
 
 class SuitHand:
-    """What a hand offers a run of one suit: the positions of its natural cards 3-K (bits 3-13),
-    its copies of the suit's ace and 2, and one of each other wild card it holds (a joker, other
-    suits' 2s), in id order."""
+    """What a hand offers a run of one suit: the positions of its natural cards 3-K (``mask``,
+    bits 3-13), its copies of the suit's ace and 2, one of each other wild card it holds (a joker,
+    other suits' 2s) in id order; and, for the quick tests, every position it can fill (``held``)
+    and whether it holds a wild card at all."""
 
-    __slots__ = ("aces", "mask", "others", "twos")
+    __slots__ = ("aces", "held", "mask", "others", "twos", "wild")
 
     def __init__(self, mask: int, aces: int, twos: int, others: tuple[Card, ...]) -> None:
         self.mask = mask
         self.aces = aces
         self.twos = twos
         self.others = others
+        self.held = mask | (_ACE_BITS if aces else 0) | (4 if twos else 0)
+        self.wild = bool(others or twos)
+
+
+def wild_kinds(hand: tuple[Card, ...]) -> tuple[Card, ...]:
+    """One of each wild card in the sorted ``hand``: its 2s by suit, then a joker."""
+    kinds = tuple(two for two in _TWOS if two in hand)
+    return (*kinds, _CARDS[_J]) if hand and hand[-1] == _J else kinds
+
+
+def suit_hand(hand: tuple[Card, ...], suit: int, wilds: tuple[Card, ...]) -> SuitHand:
+    """What the sorted ``hand`` (with its :func:`wild_kinds` ``wilds``) offers a run of ``suit``."""
+    base = 13 * suit
+    mask = 0
+    for c in hand[bisect_left(hand, base + 2) : bisect_left(hand, base + 13)]:
+        mask |= _BIT[c]
+    own_two = _CARDS[base + 1]
+    twos = hand.count(own_two) if own_two in wilds else 0
+    others = tuple(w for w in wilds if w != own_two) if twos else wilds
+    return SuitHand(mask, hand.count(_CARDS[base]), twos, others)
 
 
 def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
-    """The four :class:`SuitHand` of a sorted hand, in one pass over it."""
-    masks = [0, 0, 0, 0]
-    aces = [0, 0, 0, 0]
-    twos = [0, 0, 0, 0]
-    wilds: list[Card] = []
+    """The four :class:`SuitHand` of a sorted hand."""
+    masks = [0, 0, 0, 0, 0]
     for c in hand:
-        rank = _RANK[c]
-        if rank > 1:
-            masks[_SUIT[c]] |= _BIT[c]
-        elif c == _J:
-            if not wilds or wilds[-1] != c:
-                wilds.append(c)
-        elif rank == 1:
-            suit = _SUIT[c]
-            if not twos[suit]:
-                wilds.append(c)
-            twos[suit] += 1
-        else:
-            aces[_SUIT[c]] += 1
+        masks[_SUIT[c]] |= _MIDDLE_BIT[c]
+    twos = [hand.count(two) for two in _TWOS]
+    wilds = tuple(two for two, n in zip(_TWOS, twos, strict=True) if n)
+    if hand and hand[-1] == _J:
+        wilds += (_CARDS[_J],)
     return [
-        SuitHand(masks[s], aces[s], twos[s], tuple(w for w in wilds if w != 13 * s + 1))
+        SuitHand(
+            masks[s],
+            hand.count(_ACES[s]),
+            twos[s],
+            tuple(w for w in wilds if w != _TWOS[s]) if twos[s] else wilds,
+        )
         for s in range(4)
     ]
+
+
+@lru_cache(maxsize=1 << 12)
+def _reach(meld: Meld) -> tuple[int, int, bool]:
+    """For :func:`might_extend`: the new places a hand's natural card may fill on ``meld``, for a
+    hand without and with a wild card; and whether the meld has room for a wild card."""
+    naturals = meld.naturals
+    span = naturals | _ACE_BITS if naturals & _ACE_BITS else naturals  # an ace may turn round
+    windows = []
+    for reach in (1, 2):
+        lo = max(1, (span & -span).bit_length() - 1 - reach)
+        hi = min(14, span.bit_length() - 1 + reach)
+        windows.append(((2 << hi) - 1) ^ ((1 << lo) - 1))
+    wild = meld.wildcard
+    plain = windows[0] if wild is None and not naturals & 4 else windows[1]
+    # A meld's own 2 standing in as its wildcard may turn natural and leave room for another.
+    room = wild is None or (_RANK[wild] == 1 and _SUIT[wild] == meld.suit and windows[1] & 4 != 0)
+    return plain & ~naturals, windows[1] & ~naturals, room
 
 
 def might_extend(hand: SuitHand, meld: Meld) -> bool:
@@ -97,20 +145,10 @@ def might_extend(hand: SuitHand, meld: Meld) -> bool:
     a new place next to the meld's ends, or two places off when a wildcard can bridge the hole
     (R8: the natural cards of a run span an interval with at most one hole); or a wild card where
     the meld has room for one (R7). Most of a hand's suits fail it."""
-    wilds = hand.others or hand.twos
-    reach = 2 if wilds or meld.wildcard is not None or meld.naturals & 4 else 1
-    naturals = meld.naturals | _ACE_BITS if meld.naturals & _ACE_BITS else meld.naturals
-    lo = max(1, (naturals & -naturals).bit_length() - 1 - reach)
-    hi = min(14, naturals.bit_length() - 1 + reach)
-    near = ((2 << hi) - 1) ^ ((1 << lo) - 1)
-    held = hand.mask | (_ACE_BITS if hand.aces else 0) | (4 if hand.twos else 0)
-    if near & held & ~meld.naturals:
-        return True
-    if not wilds:
-        return False
-    wild = meld.wildcard
-    # A meld's own 2 standing in as its wildcard may turn natural and leave room for another.
-    return wild is None or (wild % 13 == 1 and wild // 13 == meld.suit and bool(near & 4))
+    plain, bridged, room = _reach(meld)
+    if hand.wild:
+        return room or bool(bridged & hand.held)
+    return bool(plain & hand.held)
 
 
 def might_take(hand: SuitHand, top: Card) -> bool:
@@ -118,8 +156,8 @@ def might_take(hand: SuitHand, top: Card) -> bool:
     ``hand``: two more natural cards in a row with it, or one within two places and a wild card
     (R5, R7, R8)."""
     t = _BIT[top]
-    held = (hand.mask | (_ACE_BITS if hand.aces else 0) | (4 if hand.twos else 0)) & ~t
-    if hand.others or hand.twos:
+    held = hand.held & ~t
+    if hand.wild:
         return bool(held & (t << 1 | t << 2 | t >> 1 | t >> 2))
     below, above = held & t >> 1, held & t << 1
     return bool((below and (above or held & t >> 2)) or (above and held & t << 2))
@@ -129,47 +167,66 @@ def might_start(hand: SuitHand, wild: bool = False) -> bool:
     """A quick necessary condition for a new run from ``hand`` (and a ``wild`` card from elsewhere,
     the pile's top card): three natural cards in a row, or two within three places and a wild
     card (R5, R7, R8)."""
-    p = hand.mask | (_ACE_BITS if hand.aces else 0) | (4 if hand.twos else 0)
-    if wild or hand.others or hand.twos:
+    p = hand.held
+    if wild or hand.wild:
         return bool(p & (p >> 1 | p >> 2))
     return bool(p & p >> 1 & p >> 2)
 
 
+Fixed = tuple[int, int, int, "Card | None"]
+"""Cards a run must keep, by position: the bitmask of its natural cards 3-K, its numbers of the
+suit's aces and 2s, and its wildcard unless that is a 2 of the suit."""
+
+NOTHING_FIXED: Final[Fixed] = (0, 0, 0, None)
+
+
+def fixed_of(meld: Meld) -> Fixed:
+    """The cards of the run ``meld``, by position (read off its layout, R8)."""
+    naturals = meld.naturals
+    wild = meld.wildcard
+    aces = (naturals >> 1 & 1) + (naturals >> 14 & 1)
+    twos = naturals >> 2 & 1
+    if wild is not None and _RANK[wild] == 1 and _SUIT[wild] == meld.suit:
+        twos += 1
+        wild = None
+    return naturals & _MIDDLE, aces, twos, wild
+
+
+def with_top(suit: int, fixed: Fixed, top: Card) -> Fixed | None:
+    """``fixed`` and the pile's ``top`` card, or None if a run of ``suit`` cannot hold both."""
+    need, aces, twos, wild = fixed
+    if IS_WILD[top]:
+        if _RANK[top] == 1 and _SUIT[top] == suit:
+            return need, aces, twos + 1, wild
+        return None if wild is not None else (need, aces, twos, top)
+    if _SUIT[top] != suit:
+        return None
+    if _RANK[top] == 0:
+        return need, aces + 1, twos, wild
+    bit = _BIT[top]
+    return None if need & bit else (need | bit, aces, twos, wild)
+
+
 def run_options(
-    suit: int, hand: SuitHand, fixed: tuple[Card, ...], max_aces: int, take: bool = False
+    suit: int, hand: SuitHand, fixed: Fixed, max_aces: int, take: bool = False
 ) -> list[tuple[Card, ...]]:
-    """Every sub-multiset S of the hand such that the cards ``fixed`` (a meld's, plus the pile's
+    """Every sub-multiset S of the hand such that the ``fixed`` cards (a meld's, plus the pile's
     top card for a take; none for a new run) together with S form a valid run of ``suit``, each
     in id order, sorted. S is never empty unless ``take`` (the top card alone onto a meld).
 
     The search itself (:func:`run_shapes`) sees only positions and counts, so it is shared by all
-    suits and memoised; here the fixed cards are read into that form, and the shapes found are
-    turned back into cards.
+    suits and memoised; here its shapes are turned back into cards.
     """
-    base = suit * 13
-    own_two = base + 1
-    need = 0  # positions 3-K that fixed cards hold: every layout must keep them
-    fixed_aces = fixed_twos = 0
-    fixed_wild: Card | None = None
-    for c in fixed:
-        if c == own_two:
-            fixed_twos += 1
-        elif IS_WILD[c]:
-            if fixed_wild is not None:
-                return []  # R7: one wildcard
-            fixed_wild = c
-        elif c == base:
-            fixed_aces += 1
-        elif _SUIT[c] != suit or need & _BIT[c]:
-            return []  # another suit, or a second copy in one place (R5)
-        else:
-            need |= _BIT[c]
+    need, fixed_aces, fixed_twos, fixed_wild = fixed
     others = hand.others if fixed_wild is None else ()
-    mask, aces = _useful(hand, need, fixed_aces, fixed_twos, bool(others) or fixed_wild is not None)
+    aces, twos = hand.aces, hand.twos
+    # Forgetting the cards no run can use lets more searches share one memo entry.
+    wild = bool(others or twos or fixed_twos or fixed_wild is not None)
+    mask, aces = _useful(hand.mask, aces, twos, need, fixed_aces, fixed_twos, wild)
     shapes = run_shapes(
         mask,
         aces,
-        hand.twos,
+        twos,
         len(others),
         need,
         fixed_aces,
@@ -180,9 +237,10 @@ def run_options(
     )
     if not shapes:
         return []
+    base = suit * 13
     cards_at = _CARDS_AT[suit]
     ace = (_CARDS[base],)
-    two = (_CARDS[own_two],)
+    two = (_CARDS[base + 1],)
     found = []
     for bits, aces, twos, other in shapes:
         cards = ace * aces + two * twos + tuple([cards_at[p] for p in _positions(bits)])
@@ -195,16 +253,13 @@ def run_options(
 
 
 def _useful(
-    hand: SuitHand, need: int, fixed_aces: int, fixed_twos: int, wild: bool
+    mask: int, aces: int, twos: int, need: int, fixed_aces: int, fixed_twos: int, wild: bool
 ) -> tuple[int, int]:
-    """The hand's natural cards 3-K and aces that some run with the fixed cards could use (the
-    rest are forgotten, so that more searches share a memo entry): those connected to the fixed
-    cards' positions with at most one place missing on each side, or, for a new run, those with
-    another card near enough (R8)."""
-    wild = wild or bool(hand.twos or fixed_twos)
-    aces = hand.aces
-    pool = hand.mask | need | (_ACE_BITS if aces or fixed_aces else 0)
-    pool |= 4 if hand.twos or fixed_twos else 0
+    """The hand's natural cards 3-K and aces that some run with the fixed cards could use: those
+    connected to the fixed cards' positions with at most one place missing on each side, or, for
+    a new run, those with another card near enough (R8)."""
+    pool = mask | need | (_ACE_BITS if aces or fixed_aces else 0)
+    pool |= 4 if twos or fixed_twos else 0
     if need:
         lo = (need & -need).bit_length() - 1
         hi = need.bit_length() - 1
@@ -225,14 +280,7 @@ def _useful(
     else:
         triples = pool & pool >> 1 & pool >> 2
         keep = triples | triples << 1 | triples << 2
-    if fixed_aces or not keep & _ACE_BITS:
-        aces = aces if keep & _ACE_BITS else 0
-    return hand.mask & keep, aces
-
-
-Shape = tuple[int, int, int, int]
-"""Hand cards for a run, by position: the bitmask of natural cards 3-K, how many of the suit's
-aces and 2s, and which of the hand's other wild kinds (-1 for none)."""
+    return mask & keep, aces if keep & _ACE_BITS else 0
 
 
 @lru_cache(maxsize=1 << 16)  # keys are small ints: cheap to hash, and ignored by the collector

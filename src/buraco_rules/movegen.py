@@ -23,12 +23,17 @@ from .cards import Card, all_cards
 from .going_out import banned_after, may_discard_last, may_leave, remove_cards
 from .melds import IS_WILD, Meld, classify
 from .meldsearch import (
+    NOTHING_FIXED,
+    fixed_of,
     might_extend,
     might_start,
     might_take,
     run_options,
     set_options,
+    suit_hand,
     suit_hands,
+    wild_kinds,
+    with_top,
 )
 from .state import GameState, Phase
 from .transitions import melds_with
@@ -100,28 +105,41 @@ def _options(state: GameState, hand: tuple[Card, ...], top: Card | None) -> list
     rules = state.rules
     melds = state.melds[state.current_player % 2]
     max_aces = rules.max_natural_aces_in_run
-    take = top is not None
-    extra = () if top is None else (top,)
-    suits = range(4) if top is None or IS_WILD[top] else (top // 13,)
-    offers = suit_hands(hand)
+    runs: list[list[tuple[int, Meld]]] = [[], [], [], []]
+    for i, meld in enumerate(melds):
+        if meld.suit is not None:
+            runs[meld.suit].append((i, meld))
     found: list[Option] = []
-    for s in suits:
-        offer = offers[s]
-        if might_start(offer, take) if top is None or IS_WILD[top] else might_take(offer, top):
-            found += _tagged(-1, run_options(s, offer, extra, max_aces, take), top)
-        for i, meld in enumerate(melds):
-            if meld.suit == s and (take or might_extend(offer, meld)):
-                fixed = meld.multiset if top is None else tuple(sorted((*meld.multiset, top)))
-                found += _tagged(i, run_options(s, offer, fixed, max_aces, take), top)
+    if top is None:
+        offers = suit_hands(hand)
+        for s in range(4):
+            offer = offers[s]
+            if might_start(offer):
+                found += [(-1, cards) for cards in run_options(s, offer, NOTHING_FIXED, max_aces)]
+            for i, meld in runs[s]:
+                if might_extend(offer, meld):
+                    options = run_options(s, offer, fixed_of(meld), max_aces)
+                    found += [(i, cards) for cards in options]
+    else:
+        wild = IS_WILD[top]
+        kinds = wild_kinds(hand)
+        for s in range(4) if wild else (top // 13,):
+            offer = suit_hand(hand, s, kinds)
+            if might_start(offer, True) if wild else might_take(offer, top):
+                fixed = with_top(s, NOTHING_FIXED, top)
+                assert fixed is not None
+                found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
+            for i, meld in runs[s]:
+                fixed = with_top(s, fixed_of(meld), top)
+                if fixed is not None:
+                    found += _tagged(i, run_options(s, offer, fixed, max_aces, True), top)
     if rules.sets_allowed:
         found += _set_options(state, hand, top, melds)
     return found
 
 
-def _tagged(index: int, options: list[tuple[Card, ...]], top: Card | None) -> list[Option]:
-    """``options`` for meld ``index``; for a take, with the ``top`` card among them (re-sorted)."""
-    if top is None:
-        return [(index, cards) for cards in options]
+def _tagged(index: int, options: list[tuple[Card, ...]], top: Card) -> list[Option]:
+    """``options`` for meld ``index`` with the ``top`` card among their cards (re-sorted)."""
     return [(index, cards) for cards in sorted(tuple(sorted((*c, top))) for c in options)]
 
 
