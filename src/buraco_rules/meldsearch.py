@@ -221,8 +221,8 @@ def run_options(
     others = hand.others if fixed_wild is None else ()
     aces, twos = hand.aces, hand.twos
     # Forgetting the cards no run can use lets more searches share one memo entry.
-    wild = bool(others or twos or fixed_twos or fixed_wild is not None)
-    mask, aces = _useful(hand.mask, aces, twos, need, fixed_aces, fixed_twos, wild)
+    any_wild = bool(others or twos or fixed_twos or fixed_wild is not None)
+    mask, aces = _useful(hand.mask, aces, twos, need, fixed_aces, fixed_twos, any_wild)
     shapes = run_shapes(
         mask,
         aces,
@@ -242,8 +242,8 @@ def run_options(
     ace = (_CARDS[base],)
     two = (_CARDS[base + 1],)
     found = []
-    for bits, aces, twos, other in shapes:
-        cards = ace * aces + two * twos + tuple([cards_at[p] for p in _positions(bits)])
+    for bits, n_aces, n_twos, other in shapes:
+        cards = ace * n_aces + two * n_twos + tuple([cards_at[p] for p in _positions(bits)])
         if other >= 0:
             wild = others[other]
             cards = (wild, *cards) if wild < base else (*cards, wild)
