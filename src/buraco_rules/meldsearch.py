@@ -28,6 +28,7 @@ __all__ = [
     "might_extend",
     "might_start",
     "might_take",
+    "might_take_onto",
     "run_options",
     "run_shapes",
     "set_options",
@@ -48,6 +49,10 @@ _ACES: Final = tuple(_CARDS[13 * s] for s in range(4))
 _MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] for c in range(53))
 """By card id: the position bit of a natural card 3-K, else 0."""
 _MIDDLE: Final = 0b11111111111000
+_FREE_FROM: Final = 5
+_LOWEST_FREE: Final = 1 << _FREE_FROM
+_ABOVE_FREE: Final = 1 << 12
+"""Runs whose cards all lie in positions 5-11 can reach neither an ace nor a natural 2."""
 """Positions 3-13, where the natural cards 3-K sit."""
 _CARDS_AT: Final = tuple(
     tuple(_CARDS[13 * s if p in (1, 14) else 13 * s + p - 1] for p in range(15)) for s in range(4)
@@ -163,6 +168,20 @@ def might_take(hand: SuitHand, top: Card) -> bool:
     return bool((below and (above or held & t >> 2)) or (above and held & t << 2))
 
 
+def might_take_onto(hand: SuitHand, meld: Meld, top: Card) -> bool:
+    """A quick necessary condition for taking the natural card ``top`` onto the run ``meld`` with
+    cards of ``hand``: it is near the meld's ends, or the hand fills all but one of the places in
+    between (R8)."""
+    t = _BIT[top]
+    naturals = meld.naturals
+    if t & _reach(meld)[1] or (naturals | t) & _ACE_BITS:
+        return True  # near enough, or an ace that may turn round: the search decides
+    lo = (naturals & -naturals).bit_length() - 1
+    hi = naturals.bit_length() - 1
+    between = t - (2 << hi) if t > naturals else (1 << lo) - (t << 1)
+    return (between & ~hand.held).bit_count() <= 1
+
+
 def might_start(hand: SuitHand, wild: bool = False) -> bool:
     """A quick necessary condition for a new run from ``hand`` (and a ``wild`` card from elsewhere,
     the pile's top card): three natural cards in a row, or two within three places and a wild
@@ -180,6 +199,7 @@ suit's aces and 2s, and its wildcard unless that is a 2 of the suit."""
 NOTHING_FIXED: Final[Fixed] = (0, 0, 0, None)
 
 
+@lru_cache(maxsize=1 << 12)
 def fixed_of(meld: Meld) -> Fixed:
     """The cards of the run ``meld``, by position (read off its layout, R8)."""
     naturals = meld.naturals
@@ -209,25 +229,17 @@ def with_top(suit: int, fixed: Fixed, top: Card) -> Fixed | None:
 
 def run_options(
     suit: int, hand: SuitHand, fixed: Fixed, max_aces: int, take: bool = False
-) -> list[tuple[Card, ...]]:
+) -> tuple[tuple[Card, ...], ...]:
     """Every sub-multiset S of the hand such that the ``fixed`` cards (a meld's, plus the pile's
     top card for a take; none for a new run) together with S form a valid run of ``suit``, each
-    in id order, sorted. S is never empty unless ``take`` (the top card alone onto a meld).
-
-    The search itself (:func:`run_shapes`) sees only positions and counts, so it is shared by all
-    suits and memoised; here its shapes are turned back into cards.
-    """
+    in id order, sorted. S is never empty unless ``take`` (the top card alone onto a meld)."""
     need, fixed_aces, fixed_twos, fixed_wild = fixed
-    others = hand.others if fixed_wild is None else ()
-    aces, twos = hand.aces, hand.twos
-    # Forgetting the cards no run can use lets more searches share one memo entry.
-    any_wild = bool(others or twos or fixed_twos or fixed_wild is not None)
-    mask, aces = _useful(hand.mask, aces, twos, need, fixed_aces, fixed_twos, any_wild)
-    shapes = run_shapes(
-        mask,
-        aces,
-        twos,
-        len(others),
+    return _run_cards(
+        suit,
+        hand.mask,
+        hand.aces,
+        hand.twos,
+        hand.others if fixed_wild is None else (),
         need,
         fixed_aces,
         fixed_twos,
@@ -235,21 +247,52 @@ def run_options(
         max_aces,
         take,
     )
-    if not shapes:
-        return []
+
+
+@lru_cache(maxsize=1 << 15)
+def _run_cards(
+    suit: int,
+    mask: int,
+    aces: int,
+    twos: int,
+    others: tuple[Card, ...],
+    need: int,
+    fixed_aces: int,
+    fixed_twos: int,
+    fixed_wild: bool,
+    max_aces: int,
+    take: bool,
+) -> tuple[tuple[Card, ...], ...]:
+    """:func:`run_options` by positions. The search itself (:func:`run_shapes`) sees only
+    positions and counts, so it is shared by all suits; here its shapes become cards."""
+    # Forgetting the cards no run can use lets more searches share one memo entry.
+    any_wild = bool(others or twos or fixed_twos or fixed_wild)
+    mask, aces = _useful(mask, aces, twos, need, fixed_aces, fixed_twos, any_wild)
+    # Away from the ends (an ace at 1 or 14, a natural 2 at 2) a run looks the same wherever it
+    # lies: search it shifted down to a standard place, and shift the shapes back.
+    shift = 0
+    cards = mask | need
+    if not (aces or fixed_aces) and (cards & -cards) >= _LOWEST_FREE and cards < _ABOVE_FREE:
+        shift = (cards & -cards).bit_length() - 1 - _FREE_FROM
+        mask >>= shift
+        need >>= shift
+    shapes = run_shapes(
+        mask, aces, twos, len(others), need, fixed_aces, fixed_twos, fixed_wild, max_aces, take
+    )
     base = suit * 13
     cards_at = _CARDS_AT[suit]
     ace = (_CARDS[base],)
     two = (_CARDS[base + 1],)
     found = []
     for bits, n_aces, n_twos, other in shapes:
-        cards = ace * n_aces + two * n_twos + tuple([cards_at[p] for p in _positions(bits)])
+        chosen = ace * n_aces + two * n_twos
+        chosen += tuple([cards_at[p] for p in _positions(bits << shift)])
         if other >= 0:
             wild = others[other]
-            cards = (wild, *cards) if wild < base else (*cards, wild)
-        found.append(cards)
+            chosen = (wild, *chosen) if wild < base else (*chosen, wild)
+        found.append(chosen)
     found.sort()
-    return found
+    return tuple(found)
 
 
 def _useful(

@@ -28,6 +28,7 @@ from .meldsearch import (
     might_extend,
     might_start,
     might_take,
+    might_take_onto,
     run_options,
     set_options,
     suit_hand,
@@ -131,14 +132,14 @@ def _options(state: GameState, hand: tuple[Card, ...], top: Card | None) -> list
                 found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
             for i, meld in runs[s]:
                 fixed = with_top(s, fixed_of(meld), top)
-                if fixed is not None:
+                if fixed is not None and (wild or might_take_onto(offer, meld, top)):
                     found += _tagged(i, run_options(s, offer, fixed, max_aces, True), top)
     if rules.sets_allowed:
         found += _set_options(state, hand, top, melds)
     return found
 
 
-def _tagged(index: int, options: list[tuple[Card, ...]], top: Card) -> list[Option]:
+def _tagged(index: int, options: tuple[tuple[Card, ...], ...], top: Card) -> list[Option]:
     """``options`` for meld ``index`` with the ``top`` card among their cards (re-sorted)."""
     return [(index, cards) for cards in sorted(tuple(sorted((*c, top))) for c in options)]
 
