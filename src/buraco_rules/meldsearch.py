@@ -17,7 +17,7 @@ from itertools import product
 from typing import Final
 
 from .cards import Card, all_cards
-from .melds import IS_WILD, POSITION_BITS, Meld, _layout_set
+from .melds import IS_WILD, POSITION_BITS, Meld
 
 __all__ = [
     "NOTHING_FIXED",
@@ -32,6 +32,7 @@ __all__ = [
     "run_options",
     "run_shapes",
     "set_options",
+    "set_shapes",
     "suit_hand",
     "suit_hands",
     "wild_kinds",
@@ -417,40 +418,42 @@ _OWN_TWO: Final = -2
 _FIXED_WILD: Final = -3
 
 
-@lru_cache(maxsize=1 << 14)
 def set_options(
-    rank: int, hand: tuple[Card, ...], meld: Meld | None, max_set_size: int
-) -> tuple[Option, ...]:
-    """Every sub-multiset S of ``hand`` such that ``meld`` + S is a valid set of ``rank`` (0 = ace;
-    with no meld: S alone is a new set), with the resulting meld; ``hand`` holds that rank's cards
-    and the wild cards (R5, R7)."""
-    naturals: list[tuple[Card, int]] = []
-    wild_types: list[Card] = []
-    for c in hand:
-        if IS_WILD[c]:
-            if not wild_types or wild_types[-1] != c:
-                wild_types.append(c)
-        elif c % 13 == rank:
-            if naturals and naturals[-1][0] == c:
-                naturals[-1] = (c, naturals[-1][1] + 1)
-            else:
-                naturals.append((c, 1))
-    meld_cards = meld.multiset if meld is not None else ()
-    meld_wild = meld is not None and meld.wildcard is not None
-    room = max_set_size - len(meld_cards)
-    found: dict[tuple[Card, ...], Meld] = {}
-    for counts in product(*(range(n + 1) for _, n in naturals)):
-        chosen: tuple[Card, ...] = ()
-        for (card, _), k in zip(naturals, counts, strict=True):
-            chosen += (card,) * k
-        for wild in (None, *([] if meld_wild else wild_types)):
-            addition = chosen if wild is None else tuple(sorted((*chosen, wild)))
-            if not addition or len(addition) > room:
+    rank: int, hand: tuple[Card, ...], wilds: tuple[Card, ...], meld: Meld | None, max_size: int
+) -> list[tuple[Card, ...]]:
+    """Every sub-multiset S of the sorted ``hand``'s cards of ``rank`` (0 = ace) and its wild
+    kinds ``wilds`` such that ``meld`` + S is a valid set (with no meld: S alone is a new set),
+    in id order, sorted (R5, R7)."""
+    naturals = tuple(_CARDS[c] for c in range(rank, 52, 13))
+    counts = tuple(hand.count(c) for c in naturals)
+    if meld is None:
+        shapes = set_shapes(counts, len(wilds), max_size, True, True)
+    else:
+        room = max_size - len(meld.cards)
+        shapes = set_shapes(counts, len(wilds), room, meld.wildcard is None, False)
+    found = []
+    for *taken, wild in shapes:
+        chosen = tuple(c for c, k in zip(naturals, taken, strict=True) for _ in range(k))
+        if wild >= 0:
+            chosen = tuple(sorted((*chosen, wilds[wild])))
+        found.append(chosen)
+    found.sort()
+    return found
+
+
+@lru_cache(maxsize=1 << 12)
+def set_shapes(
+    counts: tuple[int, ...], wilds: int, room: int, wild_allowed: bool, new: bool
+) -> tuple[tuple[int, ...], ...]:
+    """The ways to take cards for a set: how many of each suit's card of the rank (``counts``
+    held), and which of the ``wilds`` wild kinds (-1 for none), at most ``room`` cards in all; a
+    new set needs two natural cards and three cards (R5), and a set holds one wildcard (R7)."""
+    found = []
+    for taken in product(*(range(n + 1) for n in counts)):
+        size = sum(taken)
+        for wild in range(-1, wilds if wild_allowed else 0):
+            total = size + (wild >= 0)
+            if not 0 < total <= room or (new and (size < 2 or total < 3)):
                 continue
-            if meld is None and (len(chosen) < 2 or len(addition) < 3):
-                continue
-            # Cards of one rank never form a run, so the set layout is the classifier's answer.
-            result = _layout_set(tuple(sorted(meld_cards + addition)), max_set_size)
-            if result is not None:
-                found[addition] = result
-    return tuple(sorted(found.items()))
+            found.append((*taken, wild))
+    return tuple(found)

@@ -15,7 +15,6 @@ from, from which ``apply`` lays the meld it makes.
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import groupby
 from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -40,7 +39,8 @@ from .state import GameState, Phase
 from .transitions import melds_with
 
 _CARDS: Final = all_cards()
-_RANK: Final = tuple(c % 13 for c in range(53))
+_SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
+"""By card id: the rank a natural card makes sets of (0 = ace), or 13 for a wild card."""
 _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
@@ -150,23 +150,20 @@ def _set_options(
     """New sets and additions to sets, rank by rank (R5); with ``top``, those that use it."""
     rules = state.rules
     cards = hand if top is None else tuple(sorted((*hand, top)))
-    wilds = tuple(sorted({c for c in cards if IS_WILD[c]}))
-    naturals = sorted([c for c in cards if not IS_WILD[c]], key=_RANK.__getitem__)
-    groups = {r: tuple(cs) for r, cs in groupby(naturals, _RANK.__getitem__)}
+    wilds = wild_kinds(cards)
+    counts = [0] * 14
+    for c in cards:
+        counts[_SET_RANK[c]] += 1
     held = {m.rank - 1: i for i, m in enumerate(melds) if m.rank is not None}
     only = -1 if top is None or IS_WILD[top] else top % 13
     found: list[Option] = []
-    for r in sorted(set(groups) | set(held)):
-        if only not in (-1, r):
-            continue
-        natural = groups.get(r, ())
+    for r in range(13) if only < 0 else (only,):
         index = held.get(r, -1)
         # R5: a team holds one set of a rank; more cards go onto it
-        if (index < 0 and len(natural) < 2) or (index >= 0 and not (natural or wilds)):
+        if counts[r] < 2 if index < 0 else not (counts[r] or wilds):
             continue
         meld = melds[index] if index >= 0 else None
-        pool = tuple(sorted(natural + wilds))
-        for addition, _ in set_options(r, pool, meld, rules.max_set_size):
+        for addition in set_options(r, cards, wilds, meld, rules.max_set_size):
             if top is None or top in addition:
                 found.append((index, addition))
     return found
