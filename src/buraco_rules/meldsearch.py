@@ -392,23 +392,21 @@ def run_shapes(
     for lo in _positions(pool):
         if lo > need_lo:
             break
-        missing = 0
-        for hi in range(lo, 15):
-            if not pool >> hi & 1:
-                if missing:
-                    break
-                missing = hi
-                continue
+        below = (1 << lo) - 1
+        for hi in _positions(pool & ~below):
             if hi < need_hi:
                 continue
+            whole = ((2 << hi) - 1) & ~below
             span = hi - lo + 1
-            whole = ((2 << hi) - 1) ^ ((1 << lo) - 1)
-            if missing:
-                lay(whole ^ 1 << missing, True, span)
+            gaps = whole & ~pool
+            if gaps:
+                if gaps & gaps - 1 or not kinds:
+                    break  # two holes, or one and no wildcard: wider spans only add holes
+                lay(whole ^ gaps, True, span)
                 continue
             lay(whole, False, span)
-            for q in range(lo + 1, hi):  # leave a held card out, for a wildcard to stand in
-                if not need >> q & 1:
+            if kinds:  # leave a held card out, for a wildcard to stand in
+                for q in _positions(whole & ~need & ~(1 << lo | 1 << hi)):
                     lay(whole ^ 1 << q, True, span)
     return tuple(found)
 
