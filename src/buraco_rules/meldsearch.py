@@ -300,20 +300,22 @@ def _useful(
     mask: int, aces: int, twos: int, need: int, fixed_aces: int, fixed_twos: int, wild: bool
 ) -> tuple[int, int]:
     """The hand's natural cards 3-K and aces that some run with the fixed cards could use: those
-    connected to the fixed cards' positions with at most one place missing on each side, or, for
-    a new run, those with another card near enough (R8)."""
+    of new places, connected to the fixed cards' positions with no more places missing than a
+    wildcard can fill, or, for a new run, those with another card near enough (R5, R8)."""
+    mask &= ~need  # a run holds one natural card per place
     pool = mask | need | (_ACE_BITS if aces or fixed_aces else 0)
     pool |= 4 if twos or fixed_twos else 0
     if need:
         lo = (need & -need).bit_length() - 1
         hi = need.bit_length() - 1
         keep = ((2 << hi) - 1) ^ ((1 << lo) - 1)
+        holes = (keep & ~pool).bit_count()  # the wildcard must fill these
         for step in (-1, 1):
-            skips = 1 if wild else 0
+            skips = (1 if wild else 0) - holes
             p = lo - 1 if step < 0 else hi + 1
             while 1 <= p <= 14:
                 if not pool >> p & 1:
-                    if not skips:
+                    if skips <= 0:
                         break
                     skips -= 1
                 keep |= 1 << p
