@@ -181,19 +181,18 @@ def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState
     if type(action) is DrawFromStock:
         return transitions.draw(state) if state.stock else None
     if type(action) is TakeDiscardPile:
-        if action.meld is None:
-            return transitions.open_take(state) if recipe is None else None
         inner = action.meld
-    else:
-        inner = action  # type: ignore[assignment]
-    if recipe is None or not _made_by(inner, recipe):
+        if inner is None:
+            return transitions.open_take(state) if recipe is None else None
+        if recipe is None or not _made_by(inner, recipe):
+            return None
+        result = result_of(state, recipe)
+        return None if result is None else transitions.take_with_meld(state, inner, result)
+    if recipe is None or not _made_by(action, recipe):
         return None
+    assert isinstance(action, NewMeld | AddToMeld)  # what _made_by accepts
     result = result_of(state, recipe)
-    if result is None:
-        return None
-    if inner is action:
-        return transitions.meld(state, inner, result)
-    return transitions.take_with_meld(state, inner, result)
+    return None if result is None else transitions.meld(state, action, result)
 
 
 def _made_by(action: object, recipe: Recipe) -> bool:
