@@ -672,6 +672,29 @@ def test_int_lookalikes_agree_with_legal_actions(real: br.Action, lookalike: br.
     assert br.apply(state, lookalike) == br.apply(state, real)
 
 
+@pytest.mark.parametrize(
+    ("field", "forced"),
+    [("cards", br.NewMeld("4C 5C 6C").cards), ("cards", br.NewMeld("3C 4C").cards)],
+    ids=["other-valid-meld", "no-meld"],
+)
+def test_a_listed_action_forced_to_change_is_refused(field: str, forced: object) -> None:
+    """Frozen actions can still be changed with object.__setattr__. apply builds the next state
+    from what the generator listed, so it must refuse a listed object whose content was forced
+    to change afterwards, and leave the state as it was."""
+    state = _lookalike_state()
+    listed = next(a for a in br.legal_actions(state) if a == br.NewMeld("3C 4C 5C"))
+    before = snapshot(state)
+    original = getattr(listed, field)
+    object.__setattr__(listed, field, forced)
+    try:
+        with pytest.raises(br.IllegalAction):
+            br.apply(state, listed)
+    finally:
+        object.__setattr__(listed, field, original)  # the object is shared with later states
+    assert snapshot(state) == before
+    assert br.apply(state, listed).melds[0][0].multiset == br.NewMeld("3C 4C 5C").cards
+
+
 # --- card notation --------------------------------------------------------------------------------
 
 
