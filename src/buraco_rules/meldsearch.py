@@ -171,16 +171,19 @@ def might_take(hand: SuitHand, top: Card) -> bool:
 
 def might_take_onto(hand: SuitHand, meld: Meld, top: Card) -> bool:
     """A quick necessary condition for taking the natural card ``top`` onto the run ``meld`` with
-    cards of ``hand``: it is near the meld's ends, or the hand fills all but one of the places in
-    between (R8)."""
+    cards of ``hand``: the hand fills the places between them, or all but one when a wildcard can
+    move there (R8)."""
     t = _BIT[top]
     naturals = meld.naturals
-    if t & _reach(meld)[1] or (naturals | t) & _ACE_BITS:
-        return True  # near enough, or an ace that may turn round: the search decides
+    if (naturals | t) & _ACE_BITS:
+        return True  # an ace may turn round: the search decides
     lo = (naturals & -naturals).bit_length() - 1
     hi = naturals.bit_length() - 1
-    between = t - (2 << hi) if t > naturals else (1 << lo) - (t << 1)
-    return (between & ~hand.held).bit_count() <= 1
+    between = t - (2 << hi) if t > naturals else (1 << lo) - (t << 1) if t < 1 << lo else 0
+    missing = (between & ~hand.held).bit_count()
+    plain, bridged, _ = _reach(meld)
+    # plain == bridged: the meld's wildcard or natural 2 may move into a hole.
+    return missing == 0 or (missing == 1 and (hand.wild or plain == bridged))
 
 
 def might_start(hand: SuitHand, wild: bool = False) -> bool:
