@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from functools import cache, lru_cache
 from itertools import product
-from typing import Final
+from typing import Final, NamedTuple
 
 from .cards import Card, all_cards
 from .melds import IS_WILD, POSITION_BITS, Meld
@@ -23,12 +23,13 @@ __all__ = [
     "NOTHING_FIXED",
     "Fixed",
     "Option",
+    "RunFacts",
     "SuitHand",
-    "fixed_of",
     "might_extend",
     "might_start",
     "might_take",
     "might_take_onto",
+    "run_facts",
     "run_options",
     "run_shapes",
     "set_options",
@@ -128,33 +129,61 @@ def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
     ]
 
 
-@lru_cache(maxsize=1 << 12)
-def _reach(meld: Meld) -> tuple[int, int, bool]:
-    """For :func:`might_extend`: the new places a hand's natural card may fill on ``meld``, for a
-    hand without and with a wild card; and whether the meld has room for a wild card."""
-    naturals = meld.naturals
+Fixed = tuple[int, int, int, "Card | None"]
+"""Cards a run must keep, by position: the bitmask of its natural cards 3-K, its numbers of the
+suit's aces and 2s, and its wildcard unless that is a 2 of the suit."""
+
+NOTHING_FIXED: Final[Fixed] = (0, 0, 0, None)
+
+
+class RunFacts(NamedTuple):
+    """What the search needs to know of a run on the table, worked out once per layout."""
+
+    fixed: Fixed
+    """Its cards, by position."""
+    plain: int
+    """The new places a hand's natural card may fill, for a hand without a wild card."""
+    bridged: int
+    """The same for a hand with a wild card (two places off: the wildcard bridges the hole)."""
+    room: bool
+    """Whether a wild card from the hand may join it."""
+
+
+def run_facts(meld: Meld) -> RunFacts:
+    """The :class:`RunFacts` of the run ``meld``."""
+    return _run_facts(meld.naturals, meld.wildcard, meld.suit)
+
+
+@lru_cache(maxsize=1 << 12)  # keyed by ints: no Meld to hash
+def _run_facts(naturals: int, wild: Card | None, suit: int | None) -> RunFacts:
+    aces = (naturals >> 1 & 1) + (naturals >> 14 & 1)
+    twos = naturals >> 2 & 1
+    own_two = wild is not None and _RANK[wild] == 1 and _SUIT[wild] == suit
+    fixed = (
+        (naturals & _MIDDLE, aces, twos + 1, None)
+        if own_two
+        else (naturals & _MIDDLE, aces, twos, wild)
+    )
     span = naturals | _ACE_BITS if naturals & _ACE_BITS else naturals  # an ace may turn round
     windows = []
     for reach in (1, 2):
         lo = max(1, (span & -span).bit_length() - 1 - reach)
         hi = min(14, span.bit_length() - 1 + reach)
         windows.append(((2 << hi) - 1) ^ ((1 << lo) - 1))
-    wild = meld.wildcard
     plain = windows[0] if wild is None and not naturals & 4 else windows[1]
     # A meld's own 2 standing in as its wildcard may turn natural and leave room for another.
-    room = wild is None or (_RANK[wild] == 1 and _SUIT[wild] == meld.suit and windows[1] & 4 != 0)
-    return plain & ~naturals, windows[1] & ~naturals, room
+    room = wild is None or (own_two and windows[1] & 4 != 0)
+    return RunFacts(fixed, plain & ~naturals, windows[1] & ~naturals, room)
 
 
-def might_extend(hand: SuitHand, meld: Meld) -> bool:
-    """A quick necessary condition for adding to the run ``meld`` from ``hand``: a natural card of
-    a new place next to the meld's ends, or two places off when a wildcard can bridge the hole
-    (R8: the natural cards of a run span an interval with at most one hole); or a wild card where
-    the meld has room for one (R7). Most of a hand's suits fail it."""
-    plain, bridged, room = _reach(meld)
+def might_extend(hand: SuitHand, meld: RunFacts) -> bool:
+    """A quick necessary condition for adding to a run (``meld``, its facts) from ``hand``: a
+    natural card of a new place next to the meld's ends, or two places off when a wildcard can
+    bridge the hole (R8: the natural cards of a run span an interval with at most one hole); or a
+    wild card where the meld has room for one (R7). Most of a hand's suits fail it."""
     if hand.wild:
-        return room or bool(bridged & hand.held)
-    return bool(plain & hand.held)
+        return meld.room or bool(meld.bridged & hand.held)
+    return bool(meld.plain & hand.held)
 
 
 def might_take(hand: SuitHand, top: Card) -> bool:
@@ -169,10 +198,10 @@ def might_take(hand: SuitHand, top: Card) -> bool:
     return bool((below and (above or held & t >> 2)) or (above and held & t << 2))
 
 
-def might_take_onto(hand: SuitHand, meld: Meld, top: Card) -> bool:
-    """A quick necessary condition for taking the natural card ``top`` onto the run ``meld`` with
-    cards of ``hand``: the hand fills the places between them, or all but one when a wildcard can
-    move there (R8)."""
+def might_take_onto(hand: SuitHand, meld: Meld, facts: RunFacts, top: Card) -> bool:
+    """A quick necessary condition for taking the natural card ``top`` onto the run ``meld`` (with
+    its ``facts``) with cards of ``hand``: the hand fills the places between them, or all but one
+    when a wildcard can move there (R8)."""
     t = _BIT[top]
     naturals = meld.naturals
     if (naturals | t) & _ACE_BITS:
@@ -181,9 +210,8 @@ def might_take_onto(hand: SuitHand, meld: Meld, top: Card) -> bool:
     hi = naturals.bit_length() - 1
     between = t - (2 << hi) if t > naturals else (1 << lo) - (t << 1) if t < 1 << lo else 0
     missing = (between & ~hand.held).bit_count()
-    plain, bridged, _ = _reach(meld)
     # plain == bridged: the meld's wildcard or natural 2 may move into a hole.
-    return missing == 0 or (missing == 1 and (hand.wild or plain == bridged))
+    return missing == 0 or (missing == 1 and (hand.wild or facts.plain == facts.bridged))
 
 
 def might_start(hand: SuitHand, wild: bool = False) -> bool:
@@ -194,26 +222,6 @@ def might_start(hand: SuitHand, wild: bool = False) -> bool:
     if wild or hand.wild:
         return bool(p & (p >> 1 | p >> 2))
     return bool(p & p >> 1 & p >> 2)
-
-
-Fixed = tuple[int, int, int, "Card | None"]
-"""Cards a run must keep, by position: the bitmask of its natural cards 3-K, its numbers of the
-suit's aces and 2s, and its wildcard unless that is a 2 of the suit."""
-
-NOTHING_FIXED: Final[Fixed] = (0, 0, 0, None)
-
-
-@lru_cache(maxsize=1 << 12)
-def fixed_of(meld: Meld) -> Fixed:
-    """The cards of the run ``meld``, by position (read off its layout, R8)."""
-    naturals = meld.naturals
-    wild = meld.wildcard
-    aces = (naturals >> 1 & 1) + (naturals >> 14 & 1)
-    twos = naturals >> 2 & 1
-    if wild is not None and _RANK[wild] == 1 and _SUIT[wild] == meld.suit:
-        twos += 1
-        wild = None
-    return naturals & _MIDDLE, aces, twos, wild
 
 
 def with_top(suit: int, fixed: Fixed, top: Card) -> Fixed | None:

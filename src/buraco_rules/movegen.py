@@ -24,11 +24,11 @@ from .going_out import banned_after, may_discard_last, may_leave, remove_cards
 from .melds import IS_WILD, Meld, classify
 from .meldsearch import (
     NOTHING_FIXED,
-    fixed_of,
     might_extend,
     might_start,
     might_take,
     might_take_onto,
+    run_facts,
     run_options,
     set_options,
     suit_hand,
@@ -117,8 +117,9 @@ def _options(state: GameState, hand: tuple[Card, ...], top: Card | None) -> list
             if might_start(offer):
                 found += [(-1, cards) for cards in run_options(s, offer, NOTHING_FIXED, max_aces)]
             for i, meld in runs[s]:
-                if might_extend(offer, meld):
-                    options = run_options(s, offer, fixed_of(meld), max_aces)
+                facts = run_facts(meld)
+                if might_extend(offer, facts):
+                    options = run_options(s, offer, facts.fixed, max_aces)
                     found += [(i, cards) for cards in options]
     else:
         wild = IS_WILD[top]
@@ -130,8 +131,9 @@ def _options(state: GameState, hand: tuple[Card, ...], top: Card | None) -> list
                 assert fixed is not None
                 found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
             for i, meld in runs[s]:
-                fixed = with_top(s, fixed_of(meld), top)
-                if fixed is not None and (wild or might_take_onto(offer, meld, top)):
+                facts = run_facts(meld)
+                fixed = with_top(s, facts.fixed, top)
+                if fixed is not None and (wild or might_take_onto(offer, meld, facts, top)):
                     found += _tagged(i, run_options(s, offer, fixed, max_aces, True), top)
     if rules.sets_allowed:
         found += _set_options(state, hand, top, melds)
