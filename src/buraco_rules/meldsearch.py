@@ -291,6 +291,14 @@ def _run_cards(
     shapes = run_shapes(
         mask, aces, twos, len(others), need, fixed_aces, fixed_twos, fixed_wild, max_aces, take
     )
+    return _as_cards(shapes, suit, shift, others) if shapes else ()
+
+
+@lru_cache(maxsize=1 << 14)
+def _as_cards(
+    shapes: tuple[Shape, ...], suit: int, shift: int, others: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """The cards of ``shapes`` (shifted back up by ``shift``) in ``suit``, sorted."""
     base = suit * 13
     cards_at = _CARDS_AT[suit]
     ace = (_CARDS[base],)
