@@ -138,6 +138,40 @@ def test_R6_R8_additions_that_turn_the_ace_round_match_brute_force() -> None:
         assert set(br.legal_actions(state)) == accepted(state)
 
 
+@pytest.mark.parametrize(
+    ("name", "hands", "stock", "discard", "take"),
+    [
+        (
+            "buraco-fechado",
+            ["2H 5C 6C 7C 8D 9D 10D JD QD KD 4S", "3H 2S 7S 8S 9S 10S JS QS KS 3C 4C"],
+            "5H 6H",
+            "2H",
+            "2H 3H 2S",
+        ),
+        (
+            "canasta-stbl",
+            ["2D 5C 6C 7C 8H 9H 10H JH QH KH 4S", "AD JK 7S 8S 9S 10S JS QS KS 3C 4C"],
+            "5D 6D",
+            "2D",
+            "AD 2D JK",
+        ),
+    ],
+    ids=["2-natural-other-2-wild", "2-natural-joker-wild"],
+)
+def test_R7_R10_a_top_2_of_the_runs_suit_may_stand_in_its_own_place(
+    name: str, hands: list[str], stock: str, discard: str, take: str
+) -> None:
+    """Regression: a new run taking a closed pile's top 2 in its own place, next to one natural
+    card of the hand and a wildcard, was missing from legal_actions (found by fuzzing)."""
+    rules = variants.get(name)
+    deck = br.arrange_deck(rules, 2, hands=hands, stock=stock)
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.Discard(discard))
+    action = br.TakeDiscardPile(br.NewMeld(take))
+    assert action in br.legal_actions(state)
+    assert set(br.legal_actions(state)) == accepted(state)
+
+
 # Exact action counts on fixed deals, like chess "perft": the number of legal actions along the
 # line that always plays the first listed action. The brute-force tests above vouch for them; any
 # change to these numbers is a change to the rules.

@@ -214,12 +214,12 @@ def might_take_onto(hand: SuitHand, meld: Meld, facts: RunFacts, top: Card) -> b
     return missing == 0 or (missing == 1 and (hand.wild or facts.plain == facts.bridged))
 
 
-def might_start(hand: SuitHand, wild: bool = False) -> bool:
-    """A quick necessary condition for a new run from ``hand`` (and a ``wild`` card from elsewhere,
-    the pile's top card): three natural cards in a row, or two within three places and a wild
-    card (R5, R7, R8)."""
-    p = hand.held
-    if wild or hand.wild:
+def might_start(hand: SuitHand, top: int = 0, top_wild: bool = False) -> bool:
+    """A quick necessary condition for a new run from ``hand`` (with the pile's top card: the
+    places ``top`` it can fill, and whether it is a wild card): three natural cards in a row, or
+    two within three places and a wild card (R5, R7, R8)."""
+    p = hand.held | top
+    if top_wild or hand.wild:
         return bool(p & (p >> 1 | p >> 2))
     return bool(p & p >> 1 & p >> 2)
 

@@ -42,6 +42,8 @@ from .transitions import melds_with
 _CARDS: Final = all_cards()
 _SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
 """By card id: the rank a natural card makes sets of (0 = ace), or 13 for a wild card."""
+_OWN_PLACE: Final = tuple(tuple(4 if c == 13 * s + 1 else 0 for c in range(53)) for s in range(4))
+"""By suit and card: the run position bit a 2 of that suit fills naturally (others: 0)."""
 _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
@@ -126,7 +128,8 @@ def _options(state: GameState, hand: tuple[Card, ...], top: Card | None) -> list
         kinds = wild_kinds(hand)
         for s in range(4) if wild else (top // 13,):
             offer = suit_hand(hand, s, kinds)
-            if might_start(offer, True) if wild else might_take(offer, top):
+            # A 2 of the run's own suit may also stand in its own place (R7).
+            if might_start(offer, _OWN_PLACE[s][top], True) if wild else might_take(offer, top):
                 fixed = with_top(s, NOTHING_FIXED, top)
                 assert fixed is not None
                 found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
