@@ -48,6 +48,8 @@ _BIT: Final = POSITION_BITS
 _ACE_BITS: Final = 2 | 1 << 14
 _TWOS: Final = tuple(_CARDS[13 * s + 1] for s in range(4))
 _ACES: Final = tuple(_CARDS[13 * s] for s in range(4))
+_RANK_CARDS: Final = tuple(tuple(_CARDS[r + 13 * s] for s in range(4)) for r in range(13))
+"""By rank (0 = ace): its card in each suit."""
 _MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] for c in range(53))
 """By card id: the position bit of a natural card 3-K, else 0."""
 _MIDDLE: Final = 0b11111111111000
@@ -439,25 +441,35 @@ _FIXED_WILD: Final = -3
 
 def set_options(
     rank: int, hand: tuple[Card, ...], wilds: tuple[Card, ...], meld: Meld | None, max_size: int
-) -> list[tuple[Card, ...]]:
+) -> tuple[tuple[Card, ...], ...]:
     """Every sub-multiset S of the sorted ``hand``'s cards of ``rank`` (0 = ace) and its wild
     kinds ``wilds`` such that ``meld`` + S is a valid set (with no meld: S alone is a new set),
     in id order, sorted (R5, R7)."""
-    naturals = tuple(_CARDS[c] for c in range(rank, 52, 13))
-    counts = tuple(hand.count(c) for c in naturals)
+    counts = tuple([hand.count(c) for c in _RANK_CARDS[rank]])
     if meld is None:
-        shapes = set_shapes(counts, len(wilds), max_size, True, True)
-    else:
-        room = max_size - len(meld.cards)
-        shapes = set_shapes(counts, len(wilds), room, meld.wildcard is None, False)
+        return _set_cards(rank, counts, wilds, max_size, True, True)
+    room = max_size - len(meld.cards)
+    return _set_cards(rank, counts, wilds, room, meld.wildcard is None, False)
+
+
+@lru_cache(maxsize=1 << 13)
+def _set_cards(
+    rank: int,
+    counts: tuple[int, ...],
+    wilds: tuple[Card, ...],
+    room: int,
+    wild_allowed: bool,
+    new: bool,
+) -> tuple[tuple[Card, ...], ...]:
+    naturals = _RANK_CARDS[rank]
     found = []
-    for *taken, wild in shapes:
+    for *taken, wild in set_shapes(counts, len(wilds), room, wild_allowed, new):
         chosen = tuple(c for c, k in zip(naturals, taken, strict=True) for _ in range(k))
         if wild >= 0:
             chosen = tuple(sorted((*chosen, wilds[wild])))
         found.append(chosen)
     found.sort()
-    return found
+    return tuple(found)
 
 
 @lru_cache(maxsize=1 << 12)

@@ -167,9 +167,8 @@ def _set_options(
         if counts[r] < 2 if index < 0 else not (counts[r] or wilds):
             continue
         meld = melds[index] if index >= 0 else None
-        for addition in set_options(r, cards, wilds, meld, rules.max_set_size):
-            if top is None or top in addition:
-                found.append((index, addition))
+        options = set_options(r, cards, wilds, meld, rules.max_set_size)
+        found += [(index, option) for option in options if top is None or top in option]
     return found
 
 
