@@ -101,9 +101,8 @@ def generate(state: GameState) -> Generated:
     return (), ()
 
 
-def _options(state: GameState, hand: tuple[Card, ...], top: Card | None) -> list[Option]:
-    """Every new meld and addition that ``hand`` allows (ignoring R14), in the documented order;
-    with the closed pile's ``top`` card, those that take it (R10), the top card among the cards."""
+def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
+    """Every new meld and addition that ``hand`` allows (ignoring R14), in the documented order."""
     rules = state.rules
     melds = state.melds[state.current_player % 2]
     max_aces = rules.max_natural_aces_in_run
@@ -111,33 +110,44 @@ def _options(state: GameState, hand: tuple[Card, ...], top: Card | None) -> list
     for i, meld in enumerate(melds):
         if meld.suit is not None:
             runs[meld.suit].append((i, meld))
+    offers = suit_hands(hand)
     found: list[Option] = []
-    if top is None:
-        offers = suit_hands(hand)
-        for s in range(4):
-            offer = offers[s]
-            if might_start(offer):
-                found += [(-1, cards) for cards in run_options(s, offer, NOTHING_FIXED, max_aces)]
-            for i, meld in runs[s]:
-                facts = run_facts(meld)
-                if might_extend(offer, facts):
-                    options = run_options(s, offer, facts.fixed, max_aces)
-                    found += [(i, cards) for cards in options]
-    else:
-        wild = IS_WILD[top]
-        kinds = wild_kinds(hand)
-        for s in range(4) if wild else (top // 13,):
-            offer = suit_hand(hand, s, kinds)
-            # A 2 of the run's own suit may also stand in its own place (R7).
-            if might_start(offer, _OWN_PLACE[s][top], True) if wild else might_take(offer, top):
-                fixed = with_top(s, NOTHING_FIXED, top)
-                assert fixed is not None
-                found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
-            for i, meld in runs[s]:
-                facts = run_facts(meld)
-                fixed = with_top(s, facts.fixed, top)
-                if fixed is not None and (wild or might_take_onto(offer, meld, facts, top)):
-                    found += _tagged(i, run_options(s, offer, fixed, max_aces, True), top)
+    for s in range(4):
+        offer = offers[s]
+        if might_start(offer):
+            found += [(-1, cards) for cards in run_options(s, offer, NOTHING_FIXED, max_aces)]
+        for i, meld in runs[s]:
+            facts = run_facts(meld)
+            if might_extend(offer, facts):
+                found += [(i, cards) for cards in run_options(s, offer, facts.fixed, max_aces)]
+    if rules.sets_allowed:
+        found += _set_options(state, hand, None, melds)
+    return found
+
+
+def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[Option]:
+    """The new melds and additions that take a closed pile's ``top`` card with cards of ``hand``
+    (R10, ignoring R14), in the documented order, the top card among the cards."""
+    rules = state.rules
+    melds = state.melds[state.current_player % 2]
+    max_aces = rules.max_natural_aces_in_run
+    wild = IS_WILD[top]
+    kinds = wild_kinds(hand)
+    found: list[Option] = []
+    for s in range(4) if wild else (top // 13,):
+        offer = suit_hand(hand, s, kinds)
+        # A 2 of the run's own suit may also stand in its own place (R7).
+        if might_start(offer, _OWN_PLACE[s][top], True) if wild else might_take(offer, top):
+            fixed = with_top(s, NOTHING_FIXED, top)
+            assert fixed is not None
+            found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
+        for i, meld in enumerate(melds):
+            if meld.suit != s:
+                continue
+            facts = run_facts(meld)
+            fixed = with_top(s, facts.fixed, top)
+            if fixed is not None and (wild or might_take_onto(offer, meld, facts, top)):
+                found += _tagged(i, run_options(s, offer, fixed, max_aces, True), top)
     if rules.sets_allowed:
         found += _set_options(state, hand, top, melds)
     return found
@@ -145,6 +155,8 @@ def _options(state: GameState, hand: tuple[Card, ...], top: Card | None) -> list
 
 def _tagged(index: int, options: tuple[tuple[Card, ...], ...], top: Card) -> list[Option]:
     """``options`` for meld ``index`` with the ``top`` card among their cards (re-sorted)."""
+    if not options:
+        return []
     return [(index, cards) for cards in sorted(tuple(sorted((*c, top))) for c in options)]
 
 
@@ -179,7 +191,7 @@ def _play_actions(state: GameState) -> Generated:
     size = len(hand)
     actions: list[Action] = []
     recipes: list[Recipe | None] = []
-    for index, cards in _options(state, hand, None):
+    for index, cards in _options(state, hand):
         if size - len(cards) < 2:  # R14 decides the big ones
             remaining = remove_cards(hand, cards)
             assert remaining is not None
@@ -229,7 +241,7 @@ def _draw_actions(state: GameState) -> Generated:
     kept = len(hand) + len(rest)  # cards held after the take, before the meld's hand cards go
     actions: list[Action] = list(draw[0])
     recipes: list[Recipe | None] = list(draw[1])
-    for index, cards in _options(state, hand, top):
+    for index, cards in _take_options(state, hand, top):
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
             from_hand = remove_cards(cards, (top,))
             assert from_hand is not None
