@@ -22,7 +22,6 @@ from .melds import IS_WILD, POSITION_BITS, Meld
 __all__ = [
     "NOTHING_FIXED",
     "Fixed",
-    "Option",
     "RunFacts",
     "SuitHand",
     "might_extend",
@@ -53,11 +52,11 @@ _RANK_CARDS: Final = tuple(tuple(_CARDS[r + 13 * s] for s in range(4)) for r in 
 _MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] for c in range(53))
 """By card id: the position bit of a natural card 3-K, else 0."""
 _MIDDLE: Final = 0b11111111111000
+"""Positions 3-13, where the natural cards 3-K sit."""
 _FREE_FROM: Final = 5
 _LOWEST_FREE: Final = 1 << _FREE_FROM
 _ABOVE_FREE: Final = 1 << 12
 """Runs whose cards all lie in positions 5-11 can reach neither an ace nor a natural 2."""
-"""Positions 3-13, where the natural cards 3-K sit."""
 _CARDS_AT: Final = tuple(
     tuple(_CARDS[13 * s if p in (1, 14) else 13 * s + p - 1] for p in range(15)) for s in range(4)
 )
@@ -66,9 +65,6 @@ _CARDS_AT: Final = tuple(
 Shape = tuple[int, int, int, int]
 """Hand cards for a run, by position: the bitmask of natural cards 3-K, how many of the suit's
 aces and 2s, and which of the hand's other wild kinds (-1 for none)."""
-
-Option = tuple[tuple[Card, ...], Meld]
-"""The cards taken from the hand, and the meld they make (new, or the meld they were added to)."""
 
 
 @cache
