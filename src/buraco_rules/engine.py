@@ -19,9 +19,9 @@ from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDis
 from .cards import DECK, Card
 from .checks import check, describe, well_formed
 from .errors import ErrorCode, IllegalAction
-from .movegen import Generated, Recipe, generate, result_of
+from .movegen import Generated, generate, result_of
 from .rules import RuleSet
-from .state import GameState, Phase
+from .state import GameState, Phase, Recipe
 
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
 

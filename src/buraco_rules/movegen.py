@@ -36,7 +36,7 @@ from .meldsearch import (
     wild_kinds,
     with_top,
 )
-from .state import GameState, Phase
+from .state import GameState, Phase, Recipe
 from .transitions import melds_with
 
 _CARDS: Final = all_cards()
@@ -47,10 +47,6 @@ _OWN_PLACE: Final = tuple(tuple(4 if c == 13 * s + 1 else 0 for c in range(53)) 
 _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
-
-Recipe = tuple[int, tuple[Card, ...]]
-"""What a meld-making action was built from: the index of the meld it adds to (-1 for a new
-meld) and the cards it puts there (for a take, with the pile's top card)."""
 
 Generated = tuple[tuple[Action, ...], tuple[Recipe | None, ...]]
 """The legal actions, and for each its recipe (None for draws, discards and open takes)."""

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 
 __all__ = ["GameState", "Phase"]
 
-_Recipe = tuple[int, tuple[Card, ...]]
+Recipe = tuple[int, tuple[Card, ...]]
+"""What a meld-making legal action was built from (:mod:`buraco_rules.movegen`): the index of the
+meld it adds to (-1 for a new meld) and the cards it puts there (for a take, with the pile's top
+card)."""
 
 
 class Phase(enum.Enum):
@@ -63,7 +66,7 @@ class GameState:
     """The single card taken from an open discard pile this turn; it may not be discarded (R11)."""
     went_out: int | None = None
     """The team that ended the hand by going out (R13), or None."""
-    _legal: tuple[tuple[Action, ...], tuple[_Recipe | None, ...]] | None = attrs.field(
+    _legal: tuple[tuple[Action, ...], tuple[Recipe | None, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
     """A cache of the legal actions and their recipes (:mod:`buraco_rules.movegen`)."""
