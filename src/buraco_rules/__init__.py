@@ -16,7 +16,9 @@ from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
 from .errors import ErrorCode, IllegalAction
+from .match import Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
+from .outcome import Outcome, Termination
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
@@ -36,9 +38,11 @@ __all__ = [
     "ErrorCode",
     "GameState",
     "IllegalAction",
+    "Match",
     "Meld",
     "MeldKind",
     "NewMeld",
+    "Outcome",
     "Phase",
     "PlayerView",
     "Rank",
@@ -46,12 +50,14 @@ __all__ = [
     "Suit",
     "TakeDiscardPile",
     "TeamScore",
+    "Termination",
     "apply",
     "arrange_deck",
     "canasta_bonus",
     "is_legal",
     "legal_actions",
     "new_game",
+    "new_match",
     "parse_cards",
     "score",
     "variants",
