@@ -20,7 +20,7 @@ from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card, all_cards
-from .going_out import banned_after, may_discard_last, may_leave, remove_cards
+from .going_out import banned_after, may_discard_last, may_leave, remove_cards, stock_exhausted
 from .melds import IS_WILD, Meld, classify
 from .meldsearch import (
     NOTHING_FIXED,
@@ -223,7 +223,9 @@ def _melds_after(state: GameState, index: int, cards: tuple[Card, ...]) -> tuple
 
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
-    draw: Generated = ((_DRAW,), (None,)) if state.stock else ((), ())  # always a stock (R15)
+    draw: Generated = (
+        ((), ()) if stock_exhausted(state.rules, state.stock) else ((_DRAW,), (None,))
+    )  # the turn change ends the hand before that (R15, R21)
     if not pile:
         return draw
     if not state.rules.closed_discard_pile:
