@@ -26,7 +26,7 @@ __all__ = ["game_states", "legal_actions_of", "rule_sets", "seeds"]
 
 
 def rule_sets() -> st.SearchStrategy[RuleSet]:
-    """One of the three variants' rule sets."""
+    """One of the preset rule sets (``variants.NAMES``)."""
     return st.sampled_from([variants.get(name) for name in variants.NAMES])
 
 
