@@ -17,7 +17,9 @@ from .decks import arrange_deck
 from .determinize import determinize, unseen_cards
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
 from .errors import ErrorCode, IllegalAction
+from .match import Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
+from .outcome import Outcome, Termination
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
@@ -37,9 +39,11 @@ __all__ = [
     "ErrorCode",
     "GameState",
     "IllegalAction",
+    "Match",
     "Meld",
     "MeldKind",
     "NewMeld",
+    "Outcome",
     "Phase",
     "PlayerView",
     "Rank",
@@ -47,6 +51,7 @@ __all__ = [
     "Suit",
     "TakeDiscardPile",
     "TeamScore",
+    "Termination",
     "apply",
     "arrange_deck",
     "canasta_bonus",
@@ -54,6 +59,7 @@ __all__ = [
     "is_legal",
     "legal_actions",
     "new_game",
+    "new_match",
     "parse_cards",
     "score",
     "unseen_cards",
