@@ -14,6 +14,7 @@ from . import variants
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
+from .determinize import determinize, unseen_cards
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
 from .errors import ErrorCode, IllegalAction
 from .match import Match, new_match
@@ -54,12 +55,14 @@ __all__ = [
     "apply",
     "arrange_deck",
     "canasta_bonus",
+    "determinize",
     "is_legal",
     "legal_actions",
     "new_game",
     "new_match",
     "parse_cards",
     "score",
+    "unseen_cards",
     "variants",
     "view",
     "why_illegal",
