@@ -413,6 +413,11 @@ def _check_state(state: GameState) -> None:
         raise DecodeError(f"the state holds {len(cards)} cards, not the 108 of the deck (R2)")
     if any(list(hand) != sorted(hand) for hand in state.hands):
         raise DecodeError("a hand is not sorted")
+    if state.went_out not in (None, 0, 1) or any(
+        seat is not None and not (0 <= seat < state.players and seat % 2 == team)
+        for team, seat in enumerate(state.untouched_extra_pile)
+    ):
+        raise DecodeError("went_out or untouched_extra_pile names a team or seat that is not one")
 
 
 def _check_view(seen: PlayerView) -> None:
