@@ -160,7 +160,7 @@ def test_R5_an_invalid_meld_is_refused() -> None:
 
 def test_a_hand_of_500_cards_is_refused() -> None:
     refuse(edited(hands=[" ".join(["5S"] * 500), mid_game()["hands"][1]]), "more cards")
-    refuse(edited(stock=["5S"] * 500), "a list of 500")
+    refuse(edited(stock=["5S"] * 500), "cards as one string")
 
 
 def test_unknown_rule_sets_fields_and_types_are_refused() -> None:

@@ -71,6 +71,8 @@ MAX_DEPTH: Final = 32
 _MAX_INT: Final = 2**64
 """Integers are refused beyond ± this (a seed is the largest number in a document)."""
 _MAX_CARDS: Final = len(DECK)
+_MAX_ITEMS: Final = 10_000
+"""No list of a document is longer (a hand has some hundreds of actions)."""
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any, "_Context"], Any]
@@ -246,8 +248,8 @@ def _tuple_codec(item: tuple[Encoder, Decoder], size: int | None) -> tuple[Encod
             raise _fail(what, value)
         if size is not None and len(value) != size:
             raise _fail(what, value)
-        if len(value) > _MAX_CARDS:
-            raise DecodeError(f"a list of {len(value)} is longer than any list of the game")
+        if len(value) > _MAX_ITEMS:
+            raise DecodeError(f"a list of {len(value):,} is longer than any list of the game")
         out = []
         for i, v in enumerate(value):
             try:
