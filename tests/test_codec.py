@@ -378,3 +378,17 @@ def test_fuzz_every_single_card_change_of_a_state_is_refused() -> None:
                     sorted([*words[:i], card, *words[i + 1 :]], key=lambda c: br.Card(c))
                 )
                 refuse(data | {"hands": hands})
+
+
+def test_R10_a_view_no_game_could_show_is_refused() -> None:
+    states, _ = play(variants.BURACO_FECHADO, 2, 3, greedy=True)
+    state = next(s for s in states if len(s.discard_pile) >= 3)
+    data = br.to_data(br.view(state, 0))
+    assert br.from_data(data) == br.view(state, 0)
+    pile = " ".join(str(c) for c in state.discard_pile)
+    refuse(data | {"discard_pile": pile}, "no game shows this view")  # closed: the top only
+    refuse(data | {"stock_size": data["stock_size"] + 1}, "no game shows this view")
+    refuse(data | {"hand_sizes": [data["hand_sizes"][0]]}, "one per seat")
+    refuse(data | {"seat": 2}, "no seat 2")
+    hand = data["hand"].split()
+    refuse(data | {"hand": " ".join(["JK"] * 5 + hand[5:])}, "no game shows this view")

@@ -14,6 +14,7 @@ from . import variants
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
+from .determinize import determinize, unseen_cards
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
 from .errors import ErrorCode, IllegalAction
 from .formats import (
@@ -68,6 +69,7 @@ __all__ = [
     "apply",
     "arrange_deck",
     "canasta_bonus",
+    "determinize",
     "format_action",
     "from_data",
     "from_json",
@@ -80,6 +82,7 @@ __all__ = [
     "score",
     "to_data",
     "to_json",
+    "unseen_cards",
     "variants",
     "view",
     "why_illegal",

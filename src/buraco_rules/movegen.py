@@ -20,7 +20,13 @@ from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card, all_cards
-from .going_out import banned_after, may_discard_last, may_leave, remove_cards
+from .going_out import (
+    banned_after,
+    may_discard_last,
+    may_keep_after_take,
+    may_leave,
+    remove_cards,
+)
 from .melds import IS_WILD, Meld, classify
 from .meldsearch import (
     NOTHING_FIXED,
@@ -243,8 +249,9 @@ def _draw_actions(state: GameState) -> Generated:
             assert from_hand is not None
             remaining = remove_cards(hand, from_hand)
             assert remaining is not None
-            after = tuple(sorted(remaining + rest))
-            if not may_leave(state, team, after, _melds_after(state, index, cards)):
+            if not may_keep_after_take(
+                state, team, remaining, rest, _melds_after(state, index, cards)
+            ):
                 continue
         inner = _meld_action(index, cards)
         actions.append(_take(inner))
