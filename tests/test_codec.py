@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import re
 from collections import Counter
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -392,3 +394,32 @@ def test_R10_a_view_no_game_could_show_is_refused() -> None:
     refuse(data | {"seat": 2}, "no seat 2")
     hand = data["hand"].split()
     refuse(data | {"hand": " ".join(["JK"] * 5 + hand[5:])}, "no game shows this view")
+
+
+# --- the documented examples ---------------------------------------------------------------------
+
+FORMATS_DOC = Path(__file__).resolve().parent.parent / "docs" / "formats.md"
+JSON_BLOCK = re.compile(r"^```json\n(.*?)^```", re.S | re.M)
+
+
+def contained(part: object, whole: object) -> bool:
+    """``part`` is ``whole``, but for fields with defaults that a later version may add."""
+    if isinstance(part, dict) and isinstance(whole, dict):
+        return all(k in whole and contained(v, whole[k]) for k, v in part.items())
+    return part == whole
+
+
+def test_every_json_example_of_the_docs_decodes_and_encodes_again() -> None:
+    blocks = JSON_BLOCK.findall(FORMATS_DOC.read_text(encoding="utf-8"))
+    kinds = set()
+    for block in blocks:
+        value = br.from_json(block)
+        assert contained(json.loads(block), br.to_data(value))
+        assert br.from_json(br.to_json(value)) == value
+        kinds.add(json.loads(block)["type"])
+    assert kinds == {"state", "view", "action", "rules", "score", "record"}
+    documents = [br.from_json(b) for b in blocks]
+    record = next(d for d in documents if isinstance(d, br.GameRecord))
+    state = next(d for d in documents if isinstance(d, br.GameState))
+    assert br.replay(record)[-1] == state
+    assert next(d for d in documents if isinstance(d, br.PlayerView)) == br.view(state, 1)
