@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
 import re
 from collections import Counter
@@ -20,6 +21,9 @@ from hypothesis import strategies as st
 import buraco_rules as br
 from buraco_rules import variants
 from formats_games import CONFIG_IDS, CONFIGS, play, sample
+
+FUZZ = int(os.environ.get("BURACO_FUZZ_EXAMPLES", "500"))
+"""Examples of each fuzzer; set ``BURACO_FUZZ_EXAMPLES`` to fuzz longer than CI does."""
 
 configs = pytest.mark.parametrize(("rules", "players"), CONFIGS, ids=CONFIG_IDS)
 
@@ -262,7 +266,7 @@ JSON = st.recursive(
 )
 
 
-@examples(500)
+@examples(FUZZ)
 @given(value=JSON, kind=st.sampled_from(["state", "view", "action", "rules", "score", "record"]))
 def test_fuzz_random_json_is_decoded_or_refused(value: object, kind: str) -> None:
     decode(json.dumps(value))
@@ -346,7 +350,7 @@ def mutate(data: Any, path: tuple[object, ...], how: str, draw: st.DrawFn) -> An
 MUTATIONS = ["replace", "delete", "nudge", "cards", "cards", "cards", "copy"]
 
 
-@examples(1000)
+@examples(2 * FUZZ)
 @given(st.data())
 def test_fuzz_mutated_documents_are_decoded_consistently_or_refused(data: st.DataObject) -> None:
     doc = json.loads(json.dumps(data.draw(st.sampled_from(valid_documents()))))

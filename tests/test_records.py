@@ -25,6 +25,7 @@ RECORDED = {  # file: (rules, players, seed)
     "buraco-fechado-4p.json": (variants.BURACO_FECHADO, 4, 2026),
     "canasta-stbl-2p.json": (variants.CANASTA_STBL, 2, 2028),
     "italian-4p.json": (variants.ITALIAN, 4, 2029),
+    "italian-fibur-2p.json": (variants.ITALIAN_FIBUR, 2, 2031),
 }
 
 

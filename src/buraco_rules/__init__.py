@@ -31,7 +31,9 @@ from .formats import (
     to_data,
     to_json,
 )
+from .match import Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
+from .outcome import Outcome, Termination
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
@@ -54,10 +56,12 @@ __all__ = [
     "GameState",
     "IllegalAction",
     "InvalidRecord",
+    "Match",
     "Meld",
     "MeldKind",
     "NewMeld",
     "NotationError",
+    "Outcome",
     "Phase",
     "PlayerView",
     "Rank",
@@ -66,6 +70,7 @@ __all__ = [
     "Suit",
     "TakeDiscardPile",
     "TeamScore",
+    "Termination",
     "apply",
     "arrange_deck",
     "canasta_bonus",
@@ -76,6 +81,7 @@ __all__ = [
     "is_legal",
     "legal_actions",
     "new_game",
+    "new_match",
     "parse_action",
     "parse_cards",
     "replay",

@@ -69,8 +69,8 @@ MAX_JSON_CHARS: Final = 1_000_000
 """Longer documents are refused unread (a whole match with every hand takes some tens of kB)."""
 MAX_DEPTH: Final = 32
 """Documents nested deeper are refused before they are parsed (the formats nest 6 deep)."""
-_MAX_INT: Final = 2**64
-"""Integers are refused beyond ± this (a seed is the largest number in a document)."""
+_MAX_INT: Final = 2**256
+"""Integers are refused beyond ± this (a match's seed is the largest number in a document)."""
 _MAX_CARDS: Final = len(DECK)
 _MAX_ITEMS: Final = 10_000
 """No list of a document is longer (a hand has some hundreds of actions)."""
@@ -214,9 +214,7 @@ def _enum_codec(cls: type[enum.Enum]) -> tuple[Encoder, Decoder]:
 
 
 def _encode_rules(rules: RuleSet) -> Any:
-    if rules.name in variants.NAMES and variants.get(rules.name) == rules:
-        return rules.name
-    return _object_codec(RuleSet)[0](rules)
+    return rules.name if rules.is_preset else _object_codec(RuleSet)[0](rules)
 
 
 def _decode_rules(value: Any, ctx: _Context) -> RuleSet:
@@ -228,7 +226,7 @@ def _decode_rules(value: Any, ctx: _Context) -> RuleSet:
         rules = variants.get(value)
     else:
         rules = _object_codec(RuleSet)[1](value, ctx)
-        if rules.name in variants.NAMES and variants.get(rules.name) == rules:
+        if rules.is_preset:
             rules = variants.get(rules.name)  # the very preset object, as variants.get gives it
     ctx.rules = rules
     return rules
