@@ -16,11 +16,12 @@ from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
 from .determinize import determinize, unseen_cards
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
-from .errors import ErrorCode, IllegalAction
+from .errors import ErrorCode, IllegalAction, InvalidRules, InvalidState, MalformedAction
 from .melds import CanastaKind, Meld, MeldKind
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
+from .validate import validate
 from .views import PlayerView, view
 
 __all__ = [
@@ -37,6 +38,9 @@ __all__ = [
     "ErrorCode",
     "GameState",
     "IllegalAction",
+    "InvalidRules",
+    "InvalidState",
+    "MalformedAction",
     "Meld",
     "MeldKind",
     "NewMeld",
@@ -57,6 +61,7 @@ __all__ = [
     "parse_cards",
     "score",
     "unseen_cards",
+    "validate",
     "variants",
     "view",
     "why_illegal",
