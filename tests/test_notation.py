@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
+from forging import forged
 from formats_games import CONFIG_IDS, CONFIGS, play, sample
 
 C = br.Card
@@ -95,7 +96,14 @@ def test_what_is_not_a_string_is_a_notation_error(value: object) -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [None, "draw", br.Discard(1.0), br.NewMeld([1.5]), br.AddToMeld(True, "5S")]
+    "value",
+    [
+        None,
+        "draw",
+        forged(br.Discard, 1.0),
+        forged(br.NewMeld, (1.5,)),
+        forged(br.AddToMeld, True, (br.Card("5S"),)),
+    ],
 )
 def test_only_well_formed_actions_have_a_notation(value: object) -> None:
     with pytest.raises(br.NotationError):
