@@ -103,7 +103,7 @@ def test_wilson_interval() -> None:
     low, high = wilson_interval(90, 100)
     assert math.isclose(low, 0.8256, abs_tol=1e-3) and math.isclose(high, 0.9448, abs_tol=1e-3)
     assert wilson_interval(0, 0) == (0.0, 1.0)
-    assert wilson_interval(10, 10)[1] == 1.0
+    assert wilson_interval(10, 10)[1] == 1.0 and wilson_interval(6, 6)[1] == 1.0  # holds p = 1
 
 
 def test_two_bots_are_the_teams_or_one_per_seat() -> None:

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -54,6 +54,9 @@ BotSpec = str | Bot
 other processes)."""
 
 
+Spec = TypeVar("Spec", bound=BotSpec)
+
+
 def game_seed(seed: int, index: int) -> int:
     """The seed of game ``index`` of a simulation seeded ``seed``: a hash of both, the same in
     every process and on every machine."""
@@ -69,7 +72,8 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval always holds p; min and max keep it so when rounding says otherwise at 0 or 1.
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 @attrs.frozen
@@ -312,7 +316,7 @@ def dask_executor(scheduler: str) -> Iterator[Executor]:
         client.close()
 
 
-def seat_bots(bots: Sequence[BotSpec], players: int) -> tuple[BotSpec, ...]:
+def seat_bots(bots: Sequence[Spec], players: int) -> tuple[Spec, ...]:
     """One bot per seat: two bots are the teams' (team 0 first), or one bot per seat."""
     if isinstance(bots, str) or not isinstance(bots, Sequence):
         raise ValueError(f"bots must be a sequence of bots or bot names, not {bots!r}")

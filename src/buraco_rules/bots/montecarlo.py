@@ -10,11 +10,16 @@ import attrs
 
 from .. import apply, determinize, legal_actions, score, view
 from ..actions import Action
+from ..scoring import TeamScore
 from ..state import GameState
 from ..views import PlayerView
-from .heuristics import Assessment, rank_actions
+from .heuristics import MELD_FIRST, Assessment, rank_actions
 
 __all__ = ["MonteCarloBot"]
+
+HELD_WEIGHT = 0.5
+"""The share of their value that cards in hand and an untaken extra pile weigh in a hand that a
+rollout leaves unfinished."""
 
 
 def _positive(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -57,6 +62,10 @@ class MonteCarloBot:
         if len(actions) == 1:
             return actions[0]
         ranked = rank_actions(Assessment(view), actions)
+        if ranked[0][0] >= MELD_FIRST:
+            # A meld that gains points is laid as GreedyBot would: the search is kept for the
+            # choices that shape the hand (draw or take, what to discard, when to stop melding).
+            return actions[ranked[0][1]]
         candidates = [actions[i] for _, i in ranked[: self.candidates]]
         if len(candidates) == 1:
             return candidates[0]
@@ -94,5 +103,14 @@ def _rollout(state: GameState, team: int, horizon: int, luck: int) -> float:
         if state.current_player != seat:
             seat = state.current_player
             turns += 1
-    mine, theirs = score(state)
-    return float(mine.total - theirs.total) if team == 0 else float(theirs.total - mine.total)
+    values = [_standing(s, state.is_over) for s in score(state)]
+    return values[team] - values[1 - team]
+
+
+def _standing(points: TeamScore, over: bool) -> float:
+    """A team's score (R16) at the end of a rollout. In a hand still going on, the cards in hand
+    and the extra pile are counted at half: they cost their full value only if the hand ended now,
+    and counting them in full would make every rollout flee from taking the pile."""
+    if over:
+        return float(points.total)
+    return points.table + points.canastas - HELD_WEIGHT * (points.hands + points.extra_pile)

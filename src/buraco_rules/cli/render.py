@@ -71,21 +71,28 @@ def render_view(seen: PlayerView, ascii_only: bool = False) -> str:
     """Everything a seat may see: the piles, the other hands' sizes, both teams' melds and its
     own hand."""
     team = seen.seat % 2
-    top = seen.discard_pile[-1] if seen.discard_pile else None
-    pile = f"{seen.discard_pile_size} cards, top {card_text(top, ascii_only)}" if top else "empty"
+    top = seen.top_of_discard_pile
+    size = seen.discard_pile_size
+    cards = "1 card" if size == 1 else f"{size} cards"
+    pile = f"{cards}, top {card_text(top, ascii_only)}" if top is not None else "empty"
     lines = [f"Stock: {seen.stock_size} cards   Discard pile: {pile}"]
     if not seen.rules.closed_discard_pile and len(seen.discard_pile) > 1:
         lines.append("  the pile: " + render_cards(seen.discard_pile, ascii_only))
     extra = []
     for t in (0, 1):
         size = seen.extra_pile_sizes[t]
-        extra.append(f"team {t}: " + ("taken" if size is None else f"{size} cards"))
+        if size is not None:
+            extra.append(f"team {t}: {size} cards")
+        else:
+            became_stock = seen.extra_pile_became_stock[t]
+            extra.append(f"team {t}: " + ("became the stock" if became_stock else "taken"))
     lines.append("Extra piles: " + ", ".join(extra))
     others = [f"seat {s}: {n}" for s, n in enumerate(seen.hand_sizes) if s != seen.seat]
     lines.append("Cards in other hands: " + ", ".join(others))
+    points = seen.public_points
     for t in (team, 1 - team):
         who = "your team" if t == team else "opponents"
-        lines.append(f"Melds of team {t} ({who}):")
+        lines.append(f"Melds of team {t} ({who}, {points[t]} points on the table):")
         lines += render_melds(seen.melds[t], ascii_only)
     lines.append(f"Your hand ({len(seen.hand)} cards):")
     lines += ["  " + line for line in render_hand(seen.hand, ascii_only).splitlines()]
