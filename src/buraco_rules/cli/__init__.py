@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import bench_command, match_command, play_command, simulate_command
+from . import bench_command, match_command, play_command, replay_command, simulate_command
 
 __all__ = ["main"]
 
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"buraco-rules {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (simulate_command, play_command, match_command, bench_command):
+    for module in (simulate_command, play_command, match_command, replay_command, bench_command):
         module.add_parser(commands)
     return parser
 

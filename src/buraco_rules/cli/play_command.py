@@ -12,9 +12,20 @@ import random
 import sys
 from typing import Any, TextIO
 
-from .. import apply, legal_actions, new_game, score, view
+from .. import (
+    GameRecord,
+    apply,
+    legal_actions,
+    new_game,
+    parse_action,
+    score,
+    to_json,
+    view,
+    why_illegal,
+)
 from ..actions import Action
 from ..bots import bot_from_name
+from ..formats import NotationError
 from ..views import PlayerView
 from .options import add_variant, players_of, whole_number
 from .render import action_text, render_actions, render_score, render_view
@@ -28,7 +39,7 @@ def add_parser(commands: Any) -> None:
         "play",
         help="play a hand against bots in the terminal",
         description="Play one hand against bots. Type a move's number from the list, or the "
-        "move itself (e.g. 'draw', 'meld 5S 6S 7S', 'add 0: 8S', 'discard KH'); 'q' quits.",
+        "move itself (e.g. 'draw', 'meld 5S 6S 7S', 'add 0 8S', 'discard KH'); 'q' quits.",
     )
     add_variant(parser, "canasta-stbl")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
@@ -37,6 +48,9 @@ def add_parser(commands: Any) -> None:
         "--bots", default="greedy", metavar="BOT", help="the other seats' bot (default greedy)"
     )
     parser.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    parser.add_argument(
+        "--record", metavar="FILE", help="save the hand as a game record (see 'replay')"
+    )
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -53,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
         parser.error(str(error))
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     game = _Game(args.seat, args.ascii, sys.stdin, sys.stdout)
-    state = new_game(rules, players, seed=seed)
+    start = state = new_game(rules, players, seed=seed)
+    played: list[Action] = []
     rng = random.Random(seed)
     out = game.out
     print(f"{rules.title}, {players} players, seed {seed}. You are seat {args.seat}.", file=out)
@@ -69,10 +84,21 @@ def run(args: argparse.Namespace) -> int:
             action = bot.choose(seen, rng)
             print(f"seat {seat}: {action_text(action, args.ascii)}", file=out)
         state = apply(state, action)
+        played.append(action)
     print("\nThe hand is over.", file=out)
     ending = "stock exhausted" if state.went_out is None else f"team {state.went_out} went out"
     print(f"{ending}\n", file=out)
     print(render_score(score(state)), file=out)
+    if args.record:
+        names = [("you" if s == args.seat else args.bots) for s in range(players)]
+        record = GameRecord.from_game(start, played, names=names, meta={"seed": str(seed)})
+        try:
+            with open(args.record, "w", encoding="utf-8") as file:
+                file.write(to_json(record))
+        except OSError as error:
+            print(f"cannot write {args.record}: {error.strerror}", file=sys.stderr)
+            return 1
+        print(f"\nRecorded in {args.record}.", file=out)
     return 0
 
 
@@ -114,4 +140,11 @@ class _Game:
             if 1 <= number <= len(actions):
                 return actions[number - 1], ""
             return None, f"choose a move from 1 to {len(actions)}"
-        return None, f"{text!r}: type the number of a move"
+        try:
+            action = parse_action(text)
+        except NotationError as error:
+            return None, str(error)
+        refusal = why_illegal(seen, action)
+        if refusal is not None:
+            return None, str(refusal)  # the engine's own message: "K♥ is not in your hand"
+        return action, ""

@@ -56,7 +56,7 @@ def _run_order(card: Card) -> int:
 
 
 def render_melds(melds: Sequence[Meld], ascii_only: bool = False) -> list[str]:
-    """One line per meld, numbered as :class:`~buraco_rules.AddToMeld` counts them."""
+    """One line per meld, numbered as :class:`~buraco_rules.AddToMeld` counts them (``add N``)."""
     if not melds:
         return ["  (none)"]
     lines = []
@@ -80,9 +80,9 @@ def render_view(seen: PlayerView, ascii_only: bool = False) -> str:
         lines.append("  the pile: " + render_cards(seen.discard_pile, ascii_only))
     extra = []
     for t in (0, 1):
-        size = seen.extra_pile_sizes[t]
-        if size is not None:
-            extra.append(f"team {t}: {size} cards")
+        extra_size = seen.extra_pile_sizes[t]
+        if extra_size is not None:
+            extra.append(f"team {t}: {extra_size} cards")
         else:
             became_stock = seen.extra_pile_became_stock[t]
             extra.append(f"team {t}: " + ("became the stock" if became_stock else "taken"))
