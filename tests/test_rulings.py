@@ -1,4 +1,4 @@
-"""Example tests of the rulings in RULINGS.md (R1-R19), one behaviour per test.
+"""Example tests of the rulings R1-R19 (docs/rules/rulings.md), one behaviour per test.
 
 Every scenario is built from an explicit deck (``br.arrange_deck``) and driven with ``br.apply``.
 Each legal move is also checked against ``br.is_legal`` and ``br.legal_actions``; each refused one

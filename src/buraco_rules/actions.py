@@ -7,10 +7,13 @@ of notations or an iterable of cards, a meld index is an ``int``, and anything e
 ``Card.from_id``.) Whether the action is legal (the team has that meld, the player those cards) is
 for :func:`buraco_rules.apply` to say.
 
+``str(action)`` is the action notation (``docs/formats.md``), which
+:func:`buraco_rules.parse_action` reads back:
+
 >>> NewMeld("7S 5S 6S") == NewMeld([Card("5S"), Card("6S"), Card("7S")])
 True
 >>> str(AddToMeld(0, "8S")), str(TakeDiscardPile(NewMeld("5S 6S 7S")))
-('add 0: 8S', 'take 5S 6S 7S')
+('add 0 8S', 'take meld 5S 6S 7S')
 >>> Discard(5)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -139,7 +142,7 @@ class AddToMeld:
     cards: tuple[Card, ...] = attrs.field(converter=_add_cards)
 
     def __str__(self) -> str:
-        return f"add {self.meld}: " + _text(self.cards)
+        return f"add {self.meld} " + _text(self.cards)
 
 
 @attrs.frozen(cache_hash=True)
@@ -156,7 +159,7 @@ class TakeDiscardPile:
     def __str__(self) -> str:
         if self.meld is None:
             return "take"
-        return "take " + str(self.meld).removeprefix("meld ")
+        return f"take {self.meld}"
 
 
 @attrs.frozen(cache_hash=True)

@@ -23,6 +23,7 @@ from .going_out import (
     may_keep_after_take,
     may_leave,
     remove_cards,
+    stock_exhausted,
 )
 from .melds import Meld, MeldKind, classify, meld_error
 from .state import GameState, Phase
@@ -78,8 +79,8 @@ def check(state: GameState, action: object, player: object = None) -> Meld | Non
                 ErrorCode.WRONG_PHASE, "you have already drawn this turn; meld or discard (R4)"
             )
         if kind is DrawFromStock:
-            if not state.stock:  # the turn change refills it or ends the hand first (R15)
-                raise IllegalAction(ErrorCode.EMPTY_STOCK, "the stock is empty")
+            if stock_exhausted(state.rules, state.stock):  # the turn change ends the hand first
+                raise IllegalAction(ErrorCode.EMPTY_STOCK, "no card may be drawn (R15, R21)")
             return None
         return _check_take(state, cast(TakeDiscardPile, action))
     if kind is NewMeld or kind is AddToMeld or kind is Discard:

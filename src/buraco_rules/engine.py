@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from contextlib import suppress
-from typing import Final, NoReturn, TypeGuard
+from typing import TYPE_CHECKING, Final, NoReturn, TypeGuard, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -24,6 +24,9 @@ from .movegen import Generated, generate, result_of
 from .rules import RuleSet
 from .state import GameState, Phase, Recipe
 from .views import PlayerView
+
+if TYPE_CHECKING:
+    from .match import Match
 
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
 
@@ -115,16 +118,31 @@ def _check_deck(deck: Iterable[Card | str]) -> list[Card]:
     return cards
 
 
-def legal_actions(state: GameState | PlayerView) -> tuple[Action, ...]:
+def legal_actions(state: GameState | PlayerView | Match) -> tuple[Action, ...]:
     """Every legal action, in the deterministic order :mod:`buraco_rules.movegen` documents.
 
     Computed once per state and kept with it. Given the :class:`PlayerView` of the seat to act,
     the same actions as on the state (they depend on nothing the seat cannot see); given another
-    seat's view, ``()``.
+    seat's view, ``()``. On a :class:`~buraco_rules.Match`, the legal actions of the hand in play
+    (none once the match is over).
     """
     if type(state) is PlayerView:
         return legal_actions(canonical_state(state)) if state.is_my_turn else ()
-    return _generated(state)[0]  # type: ignore[arg-type]
+    if type(state) is not GameState:
+        state = _hand_of(state)
+    return _generated(state)[0]
+
+
+def _hand_of(match: object) -> GameState:
+    """The hand in play of a match (imported here lazily: :mod:`buraco_rules.match` builds on
+    this module)."""
+    from .match import Match
+
+    if isinstance(match, Match):
+        return match.hand
+    if isinstance(match, GameState):
+        return match
+    raise TypeError(f"expected a GameState or a Match, not {type(match).__name__}")
 
 
 def _generated(state: GameState) -> Generated:
@@ -135,7 +153,7 @@ def _generated(state: GameState) -> Generated:
     return cached
 
 
-def is_legal(state: GameState | PlayerView, action: object) -> bool:
+def is_legal(state: GameState | PlayerView | Match, action: object) -> bool:
     """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``.
 
     Given a :class:`PlayerView`, whether the server would accept ``action`` from that seat (always
@@ -152,7 +170,7 @@ def is_legal(state: GameState | PlayerView, action: object) -> bool:
 
 
 def why_illegal(
-    state: GameState | PlayerView, action: object, player: int | None = None
+    state: GameState | PlayerView | Match, action: object, player: int | None = None
 ) -> IllegalAction | None:
     """The :class:`IllegalAction` that ``apply(state, action, player)`` would raise, or None.
 
@@ -171,19 +189,29 @@ def why_illegal(
     return None
 
 
-def apply(state: GameState, action: object, player: int | None = None) -> GameState:
+@overload
+def apply(state: GameState, action: object, player: int | None = None) -> GameState: ...
+@overload
+def apply(state: Match, action: object, player: int | None = None) -> Match: ...
+def apply(state: GameState | Match, action: object, player: int | None = None) -> GameState | Match:
     """The state after ``action``; ``state`` itself never changes.
 
     With ``player``, the action is also refused unless that seat is the one to act. Raises
-    :class:`IllegalAction` (and nothing else) for any action the rules do not allow.
+    :class:`IllegalAction` (and nothing else) for any action the rules do not allow. On a
+    :class:`~buraco_rules.Match`, the match after the action (R20).
 
     ``state`` must be a :class:`GameState` (from ``new_game``, ``apply`` or checked by
-    ``validate``); anything else, a :class:`PlayerView` included, is a ``TypeError``: a view lacks
-    the hidden cards, so only the server's state can be advanced. ``determinize`` deals a view
-    into a state to explore.
+    ``validate``) or a ``Match``; anything else, a :class:`PlayerView` included, is a
+    ``TypeError``: a view lacks the hidden cards, so only the server's state can be advanced.
+    ``determinize`` deals a view into a state to explore.
     """
-    if not isinstance(state, GameState):
-        _not_a_state(state)
+    if type(state) is not GameState:
+        from .match import Match, apply_to_match
+
+        if isinstance(state, Match):
+            return apply_to_match(state, action, player)
+        if not isinstance(state, GameState):
+            _not_a_state(state)
     actions, recipes = _generated(state)
     index = -1
     for i, candidate in enumerate(actions):  # usually the very object legal_actions gave

@@ -10,7 +10,14 @@ from collections.abc import Sequence
 
 from .cards import Card
 from .melds import Meld
+from .rules import RuleSet
 from .state import GameState
+
+
+def stock_exhausted(rules: RuleSet, stock: tuple[Card, ...]) -> bool:
+    """No card may be drawn from ``stock``: it is empty, or down to the cards the rules never
+    draw (R15, R21)."""
+    return len(stock) <= rules.stock_reserve
 
 
 def remove_cards(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...] | None:

@@ -132,6 +132,7 @@ Fixed = tuple[int, int, int, "Card | None"]
 suit's aces and 2s, and its wildcard unless that is a 2 of the suit."""
 
 NOTHING_FIXED: Final[Fixed] = (0, 0, 0, None)
+"""A new run: no card it must keep."""
 
 
 class RunFacts(NamedTuple):

@@ -26,6 +26,7 @@ from .going_out import (
     may_keep_after_take,
     may_leave,
     remove_cards,
+    stock_exhausted,
 )
 from .melds import IS_WILD, Meld, classify
 from .meldsearch import (
@@ -231,7 +232,9 @@ def _melds_after(state: GameState, index: int, cards: tuple[Card, ...]) -> tuple
 
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
-    draw: Generated = ((_DRAW,), (None,)) if state.stock else ((), ())  # always a stock (R15)
+    draw: Generated = (
+        ((), ()) if stock_exhausted(state.rules, state.stock) else ((_DRAW,), (None,))
+    )  # the turn change ends the hand before that (R15, R21)
     if not pile:
         return draw
     if not state.rules.closed_discard_pile:

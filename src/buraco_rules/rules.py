@@ -82,6 +82,21 @@ def instance_of(kind: type[object]) -> Validator:
     return check
 
 
+def optional(validator: Validator) -> Validator:
+    """Validator: ``value`` is None or passes ``validator``."""
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if value is not None:
+            try:
+                validator(instance, attribute, value)
+            except InvalidRules as error:
+                raise InvalidRules(
+                    str(error).replace(" must be ", " must be None or ", 1)
+                ) from None
+
+    return check
+
+
 def ruled(ruling: str, validator: Validator, **kwargs: Any) -> Any:
     """An ``attrs.field`` checked by ``validator``, whose errors cite ``ruling``."""
     return attrs.field(validator=validator, metadata={"ruling": ruling}, **kwargs)
@@ -128,6 +143,9 @@ class CanastaBonuses:
     """A clean run of all thirteen ranks (13 cards)."""
     ace_to_ace: int = ruled("R18", integer(0))
     """A clean run from ace to ace (14 cards)."""
+    semi_clean: int | None = ruled("R22", optional(integer(0)), default=None)
+    """R22: a semi-clean canasta (:attr:`Meld.is_semi_clean <buraco_rules.Meld.is_semi_clean>`),
+    or None where the rules have no such kind and it scores as mixed."""
 
 
 def _player_counts(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -177,10 +195,16 @@ class RuleSet:
     """R13: the last card, discarded to end the hand, may be a wildcard."""
     extra_pile_becomes_stock: bool = ruled("R15", boolean)
     """R15: when the stock runs out, an untaken extra pile becomes the stock."""
+    stock_reserve: int = ruled("R21", integer(0), default=0)
+    """R21: cards at the bottom of the stock that are never drawn: the hand ends when the player
+    to draw finds this many or fewer (0: only an empty stock ends it, R15)."""
     going_out_bonus: int = ruled("R16", integer(0), default=100)
     """R16: points for the team that ends the hand by going out."""
     extra_pile_penalty: int = ruled("R16", integer(0), default=100)
     """R16: points lost by a team that never took its extra pile."""
+    untouched_extra_pile_is_void: bool = ruled("R19, R23", boolean, default=True)
+    """R19, R23: an extra pile taken by discarding and still untouched when the opponents end the
+    hand counts as never taken (True), or as taken, its cards lost as cards held (False)."""
     card_values: CardValues = attrs.field(
         validator=instance_of(CardValues), metadata={"ruling": "R17"}
     )
@@ -193,6 +217,16 @@ class RuleSet:
     """R20: the total that wins a match."""
     value_by_id: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
     """R17 as a table indexed by card id (derived from ``card_values``)."""
+
+    @property
+    def is_preset(self) -> bool:
+        """True when these are exactly the rules of the preset called :attr:`name` (``variants.get
+        (name) == self``); False for a customised copy that kept a preset's name, or any rule set
+        of another name. Only a preset may be stored by its name: store any other rule set whole.
+        """
+        from . import variants  # the presets are built from this module
+
+        return self.name in variants.NAMES and variants.get(self.name) == self
 
     @value_by_id.default
     def _value_by_id(self) -> tuple[int, ...]:
@@ -211,9 +245,13 @@ class RuleSet:
         most = max(self.player_counts)
         face_up = int(self.discard_pile_starts_face_up)
         dealt = most * self.hand_size + 2 * self.extra_pile_size + face_up
-        if dealt >= DECK_SIZE:
+        if DECK_SIZE - dealt <= self.stock_reserve:
+            reserve = (
+                f" beyond the {self.stock_reserve} never drawn (R21)" if self.stock_reserve else ""
+            )
             raise InvalidRules(
                 f"RuleSet.hand_size and extra_pile_size deal {most} × {self.hand_size} + 2 × "
                 f"{self.extra_pile_size}" + (" + 1 face up" if face_up else "") + f" = {dealt} "
-                f"cards, which leaves no stock of the {DECK_SIZE} to draw from (R2, R3, R4)"
+                f"cards, which leaves no stock of the {DECK_SIZE} to draw from{reserve} "
+                "(R2, R3, R4)"
             )

@@ -18,6 +18,7 @@ import attrs
 
 from .cards import Card
 from .melds import Meld
+from .outcome import Outcome, outcome_of
 from .rules import RuleSet
 from .scoring import canasta_bonus
 from .state import GameState, Phase
@@ -86,6 +87,11 @@ class PlayerView:
     def is_over(self) -> bool:
         """True once the hand has ended."""
         return self.phase is Phase.OVER
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """None while the hand runs; once it is over, how it ended and who went out."""
+        return outcome_of(self.phase is Phase.OVER, self.went_out)
 
     @property
     def is_my_turn(self) -> bool:
