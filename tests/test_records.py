@@ -245,5 +245,5 @@ def test_R20_a_match_document_that_no_match_gives_is_refused() -> None:
     with pytest.raises(br.DecodeError, match="in play"):
         br.from_data(middle | {"hand": middle["finished_hands"][0]})
     fibur = br.to_data(br.new_match(variants.ITALIAN_FIBUR, 2, seed=1))
-    with pytest.raises(br.DecodeError, match="rule set"):
+    with pytest.raises(br.DecodeError, match="rule"):
         br.from_data(data | {"hand": fibur["hand"]})
