@@ -17,6 +17,7 @@ from .decks import arrange_deck
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
 from .errors import ErrorCode, IllegalAction
 from .melds import CanastaKind, Meld, MeldKind
+from .memo import clear_caches
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
@@ -49,6 +50,7 @@ __all__ = [
     "apply",
     "arrange_deck",
     "canasta_bonus",
+    "clear_caches",
     "is_legal",
     "legal_actions",
     "new_game",

@@ -24,7 +24,7 @@ from typing import Any
 
 from . import variants
 from .engine import apply, is_legal, legal_actions, new_game
-from .movegen import clear_caches
+from .memo import clear_caches
 from .rules import RuleSet
 from .scoring import score
 from .state import GameState

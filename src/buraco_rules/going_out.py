@@ -32,6 +32,32 @@ def remove_cards(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card,
     return tuple(kept) if j == n else None
 
 
+def without(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """``hand`` without ``cards``, which it is known to hold (the generator and the state builders,
+    after the checks). A miss is a bug in the engine, so it fails loudly, never silently."""
+    remaining = remove_cards(hand, cards)
+    if remaining is None:
+        raise RuntimeError(f"engine bug: {cards} is not part of {hand}")
+    return remaining
+
+
+def hand_after_take(
+    hand: tuple[Card, ...], pile: tuple[Card, ...], cards: tuple[Card, ...]
+) -> tuple[Card, ...] | None:
+    """The hand after taking the closed ``pile`` with a meld of ``cards`` (the pile's top card and
+    cards of ``hand``): the hand less its part of the meld, plus the rest of the pile (R10); None
+    when the hand does not hold its part."""
+    from_hand = remove_cards(cards, pile[-1:])
+    remaining = None if from_hand is None else remove_cards(hand, from_hand)
+    return None if remaining is None else tuple(sorted(remaining + pile[:-1]))
+
+
+def may_discard(hand: tuple[Card, ...], card: Card, banned: Card | None) -> bool:
+    """R11: the single card just taken from an open pile (``banned``) stays in the hand this turn,
+    unless the hand holds another copy of it (copies are interchangeable, R2)."""
+    return card != banned or hand.count(card) > 1
+
+
 def has_required_canasta(state: GameState, melds: Sequence[Meld]) -> bool:
     """The team holds the canasta it needs to end the hand (R13)."""
     clean_needed = state.rules.going_out_needs_clean_canasta
@@ -51,8 +77,8 @@ def may_discard_last(
     """Discarding ``card`` as the player's last card is allowed: it is not the card just taken
     (R11), and the team takes its extra pile (R12, indirectly) or ends the hand (R13, where Italian
     Buraco bans a wildcard)."""
-    if card == banned:
-        return False  # R11
+    if not may_discard((card,), card, banned):
+        return False
     if state.extra_piles[team] is not None:
         return True
     if not has_required_canasta(state, melds):

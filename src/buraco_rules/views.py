@@ -65,7 +65,7 @@ class PlayerView:
         return self.current_player == self.seat and self.phase is not Phase.OVER
 
 
-def view(state: GameState, seat: int) -> PlayerView:
+def view(state: GameState, seat: object) -> PlayerView:
     """What ``seat`` may see of ``state``; a seat that does not exist is a ``ValueError``."""
     if type(seat) is not int or not 0 <= seat < state.players:
         raise ValueError(f"seat must be 0 to {state.players - 1}, not {seat!r}")
