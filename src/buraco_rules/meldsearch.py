@@ -122,8 +122,7 @@ def suit_hand(hand: tuple[Card, ...], suit: int, wilds: tuple[Card, ...]) -> Sui
         mask |= _BIT[c]
     own_two = _CARDS[base + 1]
     twos = hand.count(own_two) if own_two in wilds else 0
-    others = tuple(w for w in wilds if w != own_two) if twos else wilds
-    return SuitHand(mask, hand.count(_CARDS[base]), twos, others)
+    return SuitHand(mask, hand.count(_CARDS[base]), twos, _others_by_suit(wilds)[suit])
 
 
 def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
@@ -135,15 +134,15 @@ def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
     wilds = tuple(two for two, n in zip(_TWOS, twos, strict=True) if n)
     if hand and hand[-1] == _J:
         wilds += (_CARDS[_J],)
-    return [
-        SuitHand(
-            masks[s],
-            hand.count(_ACES[s]),
-            twos[s],
-            tuple(w for w in wilds if w != _TWOS[s]) if twos[s] else wilds,
-        )
-        for s in range(4)
-    ]
+    others = _others_by_suit(wilds)
+    return [SuitHand(masks[s], hand.count(_ACES[s]), twos[s], others[s]) for s in range(4)]
+
+
+@memoised(maxsize=1 << 5)  # one per set of wild kinds: 2s of four suits, a joker
+def _others_by_suit(wilds: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    """By suit: the wild kinds ``wilds`` less that suit's own 2, which is no other wild card to a
+    run of its suit."""
+    return tuple(tuple(w for w in wilds if w != _TWOS[s]) for s in range(4))
 
 
 class Fixed(NamedTuple):

@@ -196,7 +196,10 @@ def _play_actions(state: GameState) -> Generated:
     elif banned is None:
         actions += [_DISCARD[c] for c in dict.fromkeys(hand)]
     else:
-        actions += [_DISCARD[c] for c in dict.fromkeys(hand) if may_discard(hand, c, banned)]
+        # R11 (may_discard) has a say only over the banned card itself.
+        actions += [
+            _DISCARD[c] for c in dict.fromkeys(hand) if c != banned or may_discard(hand, c, banned)
+        ]
     recipes += [None] * (len(actions) - len(recipes))
     return tuple(actions), tuple(recipes)
 
