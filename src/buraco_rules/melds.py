@@ -11,7 +11,7 @@ ranks 3-K are 3-13. A run is stored as the bitmask of its natural positions.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 import attrs
@@ -235,6 +235,12 @@ def meld_error(cards: tuple[Card, ...]) -> ErrorCode:
     if could_be_run and any(c == 13 * min(suits) + 1 for c in cards):
         wild -= 1
     return ErrorCode.TOO_MANY_WILDCARDS if wild > 1 else ErrorCode.INVALID_MELD
+
+
+def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:
+    """The index of each of a team's sets (``melds``) by its rank (0 = ace). A team holds one set
+    of a rank: more cards of that rank go onto it (R5)."""
+    return {m.rank - 1: i for i, m in enumerate(melds) if m.rank is not None}
 
 
 def classify(cards: tuple[Card, ...], rules: RuleSet) -> Meld | None:

@@ -26,7 +26,7 @@ from .going_out import (
     may_leave,
     without,
 )
-from .melds import IS_WILD, Meld, classify
+from .melds import IS_WILD, Meld, classify, sets_by_rank
 from .meldsearch import (
     NOTHING_FIXED,
     might_extend,
@@ -159,7 +159,7 @@ def _set_options(
     counts = [0] * 14
     for c in cards:
         counts[_SET_RANK[c]] += 1
-    held = {m.rank - 1: i for i, m in enumerate(melds) if m.rank is not None}
+    held = sets_by_rank(melds)
     only = -1 if top is None or IS_WILD[top] else top % 13
     found: list[Option] = []
     for r in range(13) if only < 0 else (only,):
