@@ -1,4 +1,4 @@
-"""Example tests of the rulings in RULINGS.md (R1-R19), one behaviour per test.
+"""Example tests of the rulings R1-R19 (docs/rules/rulings.md), one behaviour per test.
 
 Every scenario is built from an explicit deck (``br.arrange_deck``) and driven with ``br.apply``.
 Each legal move is also checked against ``br.is_legal`` and ``br.legal_actions``; each refused one
@@ -478,8 +478,9 @@ def test_R10_closed_pile_needs_top_card_in_meld(rules):
 
 
 def test_R10_closed_pile_take_needing_a_second_pile_card_is_illegal():
+    # not-in-hand, as for any card the taker lacks: the pile below the top is hidden (R10)
     state = closed_pile("5S 6S", seat0="7S 10H QH 3D 6D 9D QD 3C 6C 9C QC")
-    refuse(state, br.TakeDiscardPile(br.NewMeld("5S 6S 7S")), E.MUST_USE_TOP_CARD)
+    refuse(state, br.TakeDiscardPile(br.NewMeld("5S 6S 7S")), E.NOT_IN_HAND)
     assert not any(isinstance(a, br.TakeDiscardPile) for a in br.legal_actions(state))
 
 

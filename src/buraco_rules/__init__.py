@@ -14,10 +14,27 @@ from . import variants
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
+from .determinize import determinize, unseen_cards
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
 from .errors import ErrorCode, IllegalAction
+from .formats import (
+    DecodeError,
+    GameRecord,
+    InvalidRecord,
+    NotationError,
+    ReplayError,
+    format_action,
+    from_data,
+    from_json,
+    parse_action,
+    replay,
+    to_data,
+    to_json,
+)
+from .match import Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
 from .memo import clear_caches
+from .outcome import Outcome, Termination
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
@@ -32,30 +49,48 @@ __all__ = [
     "CanastaKind",
     "Card",
     "CardValues",
+    "DecodeError",
     "Discard",
     "DrawFromStock",
     "ErrorCode",
+    "GameRecord",
     "GameState",
     "IllegalAction",
+    "InvalidRecord",
+    "Match",
     "Meld",
     "MeldKind",
     "NewMeld",
+    "NotationError",
+    "Outcome",
     "Phase",
     "PlayerView",
     "Rank",
+    "ReplayError",
     "RuleSet",
     "Suit",
     "TakeDiscardPile",
     "TeamScore",
+    "Termination",
     "apply",
     "arrange_deck",
     "canasta_bonus",
     "clear_caches",
+    "determinize",
+    "format_action",
+    "from_data",
+    "from_json",
     "is_legal",
     "legal_actions",
     "new_game",
+    "new_match",
+    "parse_action",
     "parse_cards",
+    "replay",
     "score",
+    "to_data",
+    "to_json",
+    "unseen_cards",
     "variants",
     "view",
     "why_illegal",

@@ -5,10 +5,13 @@ Construction is lenient: notation strings are parsed, card ids (0-52) become the
 anything else is kept, wrapped so that it equals no card; it is :func:`buraco_rules.apply` that
 refuses what is not a legal action, with ``malformed-action`` for what is not a card.
 
+``str(action)`` is the action notation (``docs/formats.md``), which
+:func:`buraco_rules.parse_action` reads back:
+
 >>> NewMeld("7S 5S 6S") == NewMeld([Card("5S"), Card("6S"), Card("7S")])
 True
 >>> str(AddToMeld(0, "8S")), str(TakeDiscardPile(NewMeld("5S 6S 7S")))
-('add 0: 8S', 'take 5S 6S 7S')
+('add 0 8S', 'take meld 5S 6S 7S')
 """
 
 from __future__ import annotations
@@ -109,7 +112,7 @@ class AddToMeld:
     cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
 
     def __str__(self) -> str:
-        return f"add {self.meld}: " + _text(self.cards)
+        return f"add {self.meld} " + _text(self.cards)
 
 
 @attrs.frozen(cache_hash=True)
@@ -126,7 +129,7 @@ class TakeDiscardPile:
     def __str__(self) -> str:
         if self.meld is None:
             return "take"
-        return "take " + str(self.meld).removeprefix("meld ")
+        return f"take {self.meld}"
 
 
 @attrs.frozen(cache_hash=True)

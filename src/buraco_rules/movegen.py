@@ -20,10 +20,12 @@ from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDis
 from .cards import Card, all_cards
 from .going_out import (
     banned_after,
-    hand_after_take,
+    kept_after_take,
     may_discard,
     may_discard_last,
+    may_keep_after_take,
     may_leave,
+    stock_exhausted,
     without,
 )
 from .melds import IS_WILD, Meld, classify, sets_by_rank
@@ -214,7 +216,9 @@ def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> t
 
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
-    draw: Generated = ((_DRAW,), (None,)) if state.stock else ((), ())  # always a stock (R15)
+    draw: Generated = (
+        ((), ()) if stock_exhausted(state.rules, state.stock) else ((_DRAW,), (None,))
+    )  # the turn change ends the hand before that (R15, R21)
     if not pile:
         return draw
     if not state.rules.closed_discard_pile:
@@ -230,10 +234,11 @@ def _draw_actions(state: GameState) -> Generated:
     recipes: list[Recipe | None] = list(draw[1])
     for index, cards in _take_options(state, hand, top):
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
-            after = hand_after_take(hand, pile, cards)
-            if after is None:
+            remaining = kept_after_take(hand, top, cards)
+            if remaining is None:
                 raise RuntimeError(f"engine bug: the search found {cards} beyond the hand")
-            if not may_leave(state, team, after, _melds_once_made(state, index, cards)):
+            melds = _melds_once_made(state, index, cards)
+            if not may_keep_after_take(state, team, remaining, rest, melds):
                 continue
         inner = _meld_action(index, cards)
         actions.append(_take(inner))

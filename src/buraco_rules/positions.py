@@ -25,12 +25,15 @@ __all__ = [
 ]
 
 ACE_LOW: Final = 1
+"""The position of an ace below a 2 (A-2-3)."""
 ACE_HIGH: Final = 14
+"""The position of an ace above a king (Q-K-A)."""
 TWO_PLACE: Final = 2
 """The position of a 2 standing naturally in a run of its suit (R7)."""
 ACE_BITS: Final = 1 << ACE_LOW | 1 << ACE_HIGH
 """The two places an ace can fill."""
 TWO_BIT: Final = 1 << TWO_PLACE
+"""The bit of :data:`TWO_PLACE`."""
 MIDDLE: Final = 0b11111111111000
 """Positions 3-13, where the natural cards 3-K sit."""
 

@@ -60,6 +60,9 @@ class CanastaBonuses:
     """A clean run of all thirteen ranks (13 cards)."""
     ace_to_ace: int
     """A clean run from ace to ace (14 cards)."""
+    semi_clean: int | None = None
+    """R22: a semi-clean canasta (:attr:`Meld.is_semi_clean <buraco_rules.Meld.is_semi_clean>`),
+    or None where the rules have no such kind and it scores as mixed."""
 
 
 def _check_player_counts(
@@ -107,10 +110,16 @@ class RuleSet:
     """R13: the last card, discarded to end the hand, may be a wildcard."""
     extra_pile_becomes_stock: bool
     """R15: when the stock runs out, an untaken extra pile becomes the stock."""
+    stock_reserve: int = 0
+    """R21: cards at the bottom of the stock that are never drawn: the hand ends when the player
+    to draw finds this many or fewer (0: only an empty stock ends it, R15)."""
     going_out_bonus: int = 100
     """R16: points for the team that ends the hand by going out."""
     extra_pile_penalty: int = 100
     """R16: points lost by a team that never took its extra pile."""
+    untouched_extra_pile_is_void: bool = True
+    """R19, R23: an extra pile taken by discarding and still untouched when the opponents end the
+    hand counts as never taken (True), or as taken, its cards lost as cards held (False)."""
     card_values: CardValues
     """R17: the points of each card."""
     canasta_bonuses: CanastaBonuses
@@ -119,6 +128,16 @@ class RuleSet:
     """R20: the total that wins a match."""
     value_by_id: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
     """R17 as a table indexed by card id (derived from ``card_values``)."""
+
+    @property
+    def is_preset(self) -> bool:
+        """True when these are exactly the rules of the preset called :attr:`name` (``variants.get
+        (name) == self``); False for a customised copy that kept a preset's name, or any rule set
+        of another name. Only a preset may be stored by its name: store any other rule set whole.
+        """
+        from . import variants  # the presets are built from this module
+
+        return self.name in variants.NAMES and variants.get(self.name) == self
 
     @value_by_id.default
     def _value_by_id(self) -> tuple[int, ...]:

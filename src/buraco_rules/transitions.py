@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from .actions import AddToMeld, NewMeld
 from .cards import Card
-from .going_out import banned_after, hand_after_take, without
+from .going_out import banned_after, hand_after_take, stock_exhausted, without
 from .melds import Meld
 from .state import GameState, Phase
 
@@ -126,15 +126,17 @@ def discard(state: GameState, card: Card) -> GameState:
     seat = (seat + 1) % state.players  # R1
     team = seat % 2
     stock = state.stock
-    if not stock:  # R15
-        if state.rules.extra_pile_becomes_stock:
+    rules = state.rules
+    if stock_exhausted(rules, stock):  # R15, R21
+        if rules.extra_pile_becomes_stock:
             for t in (team, 1 - team):
                 pile = extra_piles[t]
                 if pile is not None:
-                    stock = pile  # in deal order: its first card is drawn first
+                    # In deal order, its first card drawn first, above the cards never drawn.
+                    stock = pile + stock
                     extra_piles = set_item(extra_piles, t, None)
                     break
-        if not stock:
+        if stock_exhausted(rules, stock):
             return replace(
                 state,
                 hands=hands,
