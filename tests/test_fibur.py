@@ -308,7 +308,7 @@ def test_random_fibur_hands_never_draw_the_last_two_cards(players, seed):
         ({"stock_reserve": -1}, "stock_reserve"),
         ({"stock_reserve": "2"}, "stock_reserve"),
         ({"stock_reserve": True}, "stock_reserve"),
-        ({"stock_reserve": 50}, "stock_reserve"),  # no stock left above it
+        ({"stock_reserve": 50}, "R21"),  # no stock left above it
         ({"untouched_extra_pile_is_void": 1}, "untouched_extra_pile_is_void"),
         ({"untouched_extra_pile_is_void": None}, "untouched_extra_pile_is_void"),
     ],
