@@ -13,6 +13,7 @@ times the examples; the counts of states, probes and house rules tried are print
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections import Counter
@@ -391,18 +392,17 @@ def test_determinize_is_reproducible_and_varies() -> None:
         br.determinize(seen, 1)  # type: ignore[arg-type]
 
 
-def test_determinize_is_uniform_over_a_small_hidden_deal() -> None:
-    # Seat 0 at the end of a 2-player hand sees all but the 2 cards in the other hand... after a
-    # full game the hidden part is large, so count where one given unseen card lands instead: it
-    # is as likely to be in each hidden place as the place's share of the unseen cards.
+def test_determinize_deals_each_unseen_card_uniformly() -> None:
+    # Where one unseen card lands: in the other hand with the hypergeometric probability that
+    # at least one of its unseen copies is among that hand's cards.
     seen = br.view(br.new_game(F, 2, seed=4), 0)
-    card = br.unseen_cards(seen)[0]
+    unseen = br.unseen_cards(seen)
+    card = unseen[0]
+    copies, total, size = unseen.count(card), len(unseen), seen.hand_sizes[1]
+    expected = 1 - math.comb(total - copies, size) / math.comb(total, size)
     rng = random.Random(0)
-    in_other_hand = sum(card in br.determinize(seen, rng).hands[1] for _ in range(2000))
-    share = seen.hand_sizes[1] / len(br.unseen_cards(seen))
-    copies = br.unseen_cards(seen).count(card)
-    expected = 1 - (1 - share) ** copies  # about, for 1 or 2 copies
-    assert abs(in_other_hand / 2000 - expected) < 0.04
+    hits = sum(card in br.determinize(seen, rng).hands[1] for _ in range(3000))
+    assert abs(hits / 3000 - expected) < 0.03  # about 4 standard deviations
 
 
 def test_determinize_keeps_the_single_taken_card_in_its_takers_hand() -> None:

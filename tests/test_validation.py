@@ -306,3 +306,11 @@ def test_no_assert_in_the_package() -> None:
         if line.lstrip().startswith("assert ") or line.lstrip().startswith("...     assert ")
     ]
     assert offenders == []
+
+
+def test_the_decoder_validates_states() -> None:
+    state = br.new_game(variants.ITALIAN, 2, seed=3)
+    broken = attrs.evolve(state, extra_pile_taken=(True, False))  # taken, yet still set aside
+    with pytest.raises(br.DecodeError, match="taken but still set aside"):
+        br.from_data(br.to_data(broken))
+    assert br.from_data(br.to_data(state)) == state

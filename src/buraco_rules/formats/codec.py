@@ -42,10 +42,12 @@ import attrs
 from .. import variants
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import DECK, Card, all_cards
+from ..errors import InvalidState
 from ..melds import Meld, classify
 from ..rules import RuleSet
 from ..scoring import TeamScore
 from ..state import GameState
+from ..validate import validate
 from ..views import PlayerView
 from .errors import DecodeError, NotationError, quote
 from .notation import format_action, parse_action
@@ -402,7 +404,7 @@ _DECK_COUNTS: Final = Counter(DECK)
 
 
 def _check_state(state: GameState) -> None:
-    # Interim structural checks until the boundary's validate is merged.
+    # Structural checks with messages of their own; validate() below checks the rest.
     if state.players not in state.rules.player_counts:
         raise DecodeError(f"{state.rules.title} is not played by {state.players} players")
     if len(state.hands) != state.players or not 0 <= state.current_player < state.players:
@@ -420,6 +422,10 @@ def _check_state(state: GameState) -> None:
         for team, seat in enumerate(state.untouched_extra_pile)
     ):
         raise DecodeError("went_out or untouched_extra_pile names a team or seat that is not one")
+    try:  # every other invariant of a state (apply assumes them)
+        validate(state)
+    except InvalidState as error:
+        raise DecodeError(f"the state is not valid: {error}") from None
 
 
 def _check_view(seen: PlayerView) -> None:
