@@ -8,7 +8,7 @@ import random
 import buraco_rules as br
 from buraco_rules import variants
 
-VARIANTS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN)
+VARIANTS = tuple(variants.get(name) for name in variants.NAMES)
 CONFIGS = [(rules, n) for rules in VARIANTS for n in rules.player_counts]
 CONFIG_IDS = [f"{rules.name}-{n}p" for rules, n in CONFIGS]
 MAX_STEPS = 3000

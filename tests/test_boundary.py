@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.cards import DECK, all_cards
+from buraco_rules.determinize import canonical_state
 
 VARIANTS = tuple(variants.get(name) for name in variants.NAMES)
 CONFIGS = [(rules, n) for rules in VARIANTS for n in rules.player_counts]
@@ -241,6 +242,7 @@ def check_boundary(state: br.GameState, seat: int, rng: random.Random) -> None:
     dealt = br.determinize(seen, rng)
     shuffled = scramble(state, seat, rng)
     assert br.validate(dealt) is dealt
+    assert br.validate(canonical_state(seen)) is canonical_state(seen)
     assert br.view(dealt, seat) == seen == br.view(shuffled, seat)
     assert unseen_multiset(dealt, seat) == unseen_multiset(state, seat)
     assert Counter(br.unseen_cards(seen)) == unseen_multiset(state, seat)

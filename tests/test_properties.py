@@ -1,4 +1,4 @@
-"""Property-based tests: random legal play in every variant and player count (R1-R19).
+"""Property-based tests: random legal play in every variant and player count (R1-R23).
 
 Each game is dealt from a seed drawn by Hypothesis and played by choosing, at every step, one of
 ``legal_actions`` by an index Hypothesis draws, so a failure shrinks to a short game.
@@ -26,7 +26,12 @@ import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.cards import all_cards
 
-VARIANTS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN)
+VARIANTS = (
+    variants.BURACO_FECHADO,
+    variants.CANASTA_STBL,
+    variants.ITALIAN,
+    variants.ITALIAN_FIBUR,
+)
 CONFIGS = [(rules, n) for rules in VARIANTS for n in rules.player_counts]
 CONFIG_IDS = [f"{rules.name}-{n}p" for rules, n in CONFIGS]
 MAX_STEPS = 3000
@@ -402,6 +407,9 @@ def canasta_value(meld: br.Meld, bonuses: br.CanastaBonuses) -> int:
     if size < CANASTA:
         return 0
     if meld.wildcard is not None:
+        # R22: semi-clean when the wildcard floats at the end, laid last, among 7+ naturals
+        if bonuses.semi_clean is not None and size > CANASTA and meld.cards[-1] == meld.wildcard:
+            return bonuses.semi_clean
         return bonuses.mixed
     kinds = [bonuses.clean]  # R18: the highest that applies
     if meld.kind is br.MeldKind.RUN and size == 13:
@@ -429,7 +437,9 @@ def check_scores(state: br.GameState) -> None:
         assert ts.table == sum(card_value(c, rules.card_values) for m in melds for c in m.cards)
         assert ts.canastas == sum(canasta_value(m, rules.canasta_bonuses) for m in melds)
         untouched = state.untouched_extra_pile[team]
-        void = untouched is not None and state.went_out != team  # R19
+        void = (  # R19, unless R23 counts the pile as taken
+            untouched is not None and state.went_out != team and rules.untouched_extra_pile_is_void
+        )
         taken = state.extra_pile_taken[team] and not void
         assert ts.extra_pile == (0 if taken else rules.extra_pile_penalty)  # R16
         seats = [s for s in range(team, state.players, 2) if not (void and s == untouched)]
@@ -459,7 +469,7 @@ def test_live_states_have_moves_and_finished_ones_none(
         if index is not None:
             assert actions and not state.is_over
             if state.phase is br.Phase.DRAW:
-                assert state.stock, "a player must draw from an empty stock (R15)"
+                assert len(state.stock) > rules.stock_reserve, "nothing to draw (R15, R21)"
                 assert actions[0] == br.DrawFromStock()
             else:
                 assert state.phase is br.Phase.PLAY and state.hands[state.current_player]
@@ -480,7 +490,7 @@ def test_live_states_have_moves_and_finished_ones_none(
             assert refused(state, action).code is br.ErrorCode.GAME_OVER
             assert not br.is_legal(state, action)
         if state.went_out is None:  # R15: the hand ended because no card could be drawn
-            assert not state.stock
+            assert len(state.stock) == rules.stock_reserve  # R21
             if rules.extra_pile_becomes_stock:
                 assert state.extra_piles == (None, None)
         else:  # R13
