@@ -180,6 +180,17 @@ def test_reproducer_rule_sets_that_break_play_are_refused(
         attrs.evolve(F, **changes)
 
 
+@pytest.mark.parametrize("kind", [br.RuleSet, br.CardValues, br.CanastaBonuses])
+def test_every_rule_field_has_a_validator(kind: type[object]) -> None:
+    # A field added later must say what it accepts, like the others (rules.boolean, integer...).
+    unchecked = [
+        f.name
+        for f in attrs.fields(kind)  # type: ignore[misc]
+        if f.init and f.validator is None
+    ]
+    assert unchecked == []
+
+
 def test_card_values_and_bonuses_validate_themselves() -> None:
     with pytest.raises(br.InvalidRules, match=r"CardValues.joker must be an int from 0"):
         br.CardValues(joker=-5, two=10, ace=15, eight_to_king=10, three_to_seven=5)
@@ -205,9 +216,12 @@ def rule_sets(draw: st.DrawFn) -> br.RuleSet:
         "going_out_bonus": draw(values),
         "extra_pile_penalty": draw(values),
         "card_values": br.CardValues(*(draw(values) for _ in range(5))),
-        "canasta_bonuses": br.CanastaBonuses(*(draw(values) for _ in range(4))),
         "match_target": draw(st.integers(1, 5000)),
+        "stock_reserve": draw(st.integers(0, 5)),
     }
+    bonuses = draw(st.lists(values, min_size=4, max_size=4))
+    semi_clean = draw(st.none() | values)
+    changes["canasta_bonuses"] = br.CanastaBonuses(*bonuses, semi_clean=semi_clean)
     for name in (
         "discard_pile_starts_face_up",
         "sets_allowed",
@@ -217,6 +231,7 @@ def rule_sets(draw: st.DrawFn) -> br.RuleSet:
         "may_go_out_by_melding",
         "may_go_out_discarding_wildcard",
         "extra_pile_becomes_stock",
+        "untouched_extra_pile_is_void",
     ):
         changes[name] = draw(st.booleans())
     try:
