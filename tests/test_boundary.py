@@ -246,6 +246,12 @@ def check_boundary(state: br.GameState, seat: int, rng: random.Random) -> None:
     assert br.view(dealt, seat) == seen == br.view(shuffled, seat)
     assert unseen_multiset(dealt, seat) == unseen_multiset(state, seat)
     assert Counter(br.unseen_cards(seen)) == unseen_multiset(state, seat)
+    assert seen.public_points == tuple(s.table + s.canastas for s in br.score(state))
+    assert seen.extra_pile_became_stock == tuple(
+        state.extra_piles[t] is None and not state.extra_pile_taken[t] for t in (0, 1)
+    )
+    assert seen.top_of_discard_pile == state.top_of_discard_pile
+    assert seen.outcome == state.outcome
     assert br.legal_actions(seen) == (br.legal_actions(state) if seen.is_my_turn else ())
     if seen.is_my_turn:
         assert br.legal_actions(dealt) == br.legal_actions(state)
@@ -490,3 +496,14 @@ def test_R14_a_closed_pile_take_leaving_one_unseen_card_is_decided_without_it() 
         answers.append((take in br.legal_actions(state), refusal(state, take, 0)))
     assert answers[0] == answers[1]
     assert answers[0][0] is False and answers[0][1][0] is E.CANNOT_GO_OUT
+
+
+def test_a_view_pickles_and_copies_without_its_cached_state() -> None:
+    import copy
+    import pickle
+
+    seen = br.view(br.new_game(F, 2, seed=8), 0)
+    assert br.legal_actions(seen)  # fills the cache
+    for twin in (pickle.loads(pickle.dumps(seen)), copy.deepcopy(seen), copy.copy(seen)):
+        assert twin == seen and br.legal_actions(twin) == br.legal_actions(seen)
+    assert pickle.loads(pickle.dumps(seen))._state is None
