@@ -44,11 +44,13 @@ from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDi
 from ..cards import DECK, Card, all_cards
 from ..determinize import canonical_state
 from ..engine import new_game
+from ..errors import InvalidState
 from ..match import Match
 from ..melds import Meld, classify
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState
+from ..validate import validate
 from ..views import PlayerView, view
 from .errors import DecodeError, NotationError, quote
 from .notation import format_action, parse_action
@@ -403,7 +405,7 @@ _DECK_COUNTS: Final = Counter(DECK)
 
 
 def _check_state(state: GameState) -> None:
-    # Interim structural checks until the boundary's validate is merged.
+    # Structural checks with messages of their own; validate() below checks the rest.
     if state.players not in state.rules.player_counts:
         raise DecodeError(f"{state.rules.title} is not played by {state.players} players")
     if len(state.hands) != state.players or not 0 <= state.current_player < state.players:
@@ -421,6 +423,10 @@ def _check_state(state: GameState) -> None:
         for team, seat in enumerate(state.untouched_extra_pile)
     ):
         raise DecodeError("went_out or untouched_extra_pile names a team or seat that is not one")
+    try:  # every other invariant of a state (apply assumes them)
+        validate(state)
+    except InvalidState as error:
+        raise DecodeError(f"the state is not valid: {error}") from None
 
 
 def _check_view(seen: PlayerView) -> None:
