@@ -153,7 +153,7 @@ def _decode_card(value: Any, ctx: _Context) -> Card:
 
 
 def _encode_cards(cards: tuple[Card, ...]) -> str:
-    return " ".join([_CARD_TEXT[c] for c in cards])
+    return " ".join(map(_CARD_TEXT.__getitem__, cards))
 
 
 def _decode_cards(value: Any, ctx: _Context) -> tuple[Card, ...]:
@@ -164,7 +164,7 @@ def _decode_cards(value: Any, ctx: _Context) -> tuple[Card, ...]:
     if len(value) > 4 * _MAX_CARDS:
         raise DecodeError(f"{quote(value)} holds more cards than the deck ({_MAX_CARDS})")
     try:
-        return tuple([_CARD_BY_TEXT[word] for word in value.split(" ")])
+        return tuple(map(_CARD_BY_TEXT.__getitem__, value.split(" ")))
     except KeyError as error:
         raise DecodeError(
             f"{quote(error.args[0])} in {quote(value)} is not a card (cards are written like "
