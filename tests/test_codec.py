@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
+from forging import forged
 from formats_games import CONFIG_IDS, CONFIGS, play, play_match, sample
 
 FUZZ = int(os.environ.get("BURACO_FUZZ_EXAMPLES", "500"))
@@ -225,7 +226,7 @@ def test_a_key_twice_is_refused() -> None:
 
 
 def test_to_data_refuses_what_has_no_format() -> None:
-    for value in (object(), br.Discard(1.5), {"format": 1}, None):
+    for value in (object(), forged(br.Discard, 1.5), {"format": 1}, None):
         with pytest.raises(TypeError):
             br.to_data(value)
 

@@ -44,11 +44,13 @@ from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDi
 from ..cards import DECK, Card, all_cards
 from ..determinize import canonical_state
 from ..engine import new_game
+from ..errors import InvalidState
 from ..match import Match
 from ..melds import Meld, classify
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState
+from ..validate import validate
 from ..views import PlayerView, view
 from .errors import DecodeError, NotationError, quote
 from .notation import format_action, parse_action
@@ -399,28 +401,12 @@ def _object_codec(cls: type) -> tuple[Encoder, Decoder]:
 
 # --- consistency of decoded values ----------------------------------------------------------------
 
-_DECK_COUNTS: Final = Counter(DECK)
-
 
 def _check_state(state: GameState) -> None:
-    # Interim structural checks until the boundary's validate is merged.
-    if state.players not in state.rules.player_counts:
-        raise DecodeError(f"{state.rules.title} is not played by {state.players} players")
-    if len(state.hands) != state.players or not 0 <= state.current_player < state.players:
-        raise DecodeError("the hands or the seat to act do not match the number of players")
-    cards: list[Card] = [c for hand in state.hands for c in hand]
-    cards += state.stock + state.discard_pile
-    cards += [c for team in state.melds for m in team for c in m.cards]
-    cards += [c for pile in state.extra_piles if pile is not None for c in pile]
-    if Counter(cards) != _DECK_COUNTS:
-        raise DecodeError(f"the state holds {len(cards)} cards, not the 108 of the deck (R2)")
-    if any(list(hand) != sorted(hand) for hand in state.hands):
-        raise DecodeError("a hand is not sorted")
-    if state.went_out not in (None, 0, 1) or any(
-        seat is not None and not (0 <= seat < state.players and seat % 2 == team)
-        for team, seat in enumerate(state.untouched_extra_pile)
-    ):
-        raise DecodeError("went_out or untouched_extra_pile names a team or seat that is not one")
+    try:
+        validate(state)
+    except InvalidState as error:
+        raise DecodeError(f"not a consistent state: {error}") from None
 
 
 def _check_view(seen: PlayerView) -> None:
