@@ -488,7 +488,8 @@ _ACTION_TYPES: Final = (DrawFromStock, TakeDiscardPile, NewMeld, AddToMeld, Disc
 
 def to_data(obj: object) -> dict[str, Any]:
     """``obj`` as a JSON-ready dict (of dicts, lists, strings, integers, booleans and None): a
-    state, view, action, rule set, team score or game record. Anything else is a ``TypeError``.
+    state, view, action, rule set, team score, match, or game or match record. Anything else is
+    a ``TypeError``.
 
     >>> import buraco_rules as br
     >>> to_data(br.Discard("KC"))
@@ -505,7 +506,11 @@ def to_data(obj: object) -> dict[str, Any]:
     kind = _TYPE_OF.get(type(obj))
     if kind is None:
         raise TypeError(f"no JSON format for a {type(obj).__name__}")
-    body: dict[str, Any] = _object_codec(type(obj))[0](obj)
+    try:
+        body: dict[str, Any] = _object_codec(type(obj))[0](obj)
+    except (ValueError, TypeError, LookupError, AttributeError) as error:
+        # Only a value forged past its constructor (a hand holding 99) gets here.
+        raise TypeError(f"this {type(obj).__name__} holds what has no format: {error}") from None
     return header | {"type": kind} | body
 
 
