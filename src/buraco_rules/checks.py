@@ -10,21 +10,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import cast
 
 from .actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card
 from .errors import ErrorCode, IllegalAction
 from .going_out import (
     banned_after,
+    hand_after_take,
     has_required_canasta,
     hides_last_card,
+    may_discard,
     may_discard_last,
     may_keep_after_take,
     may_leave,
     remove_cards,
     stock_exhausted,
 )
-from .melds import Meld, MeldKind, classify, meld_error
+from .melds import Meld, MeldKind, classify, meld_error, sets_by_rank
 from .state import GameState, Phase
 
 __all__ = ["check", "describe", "well_formed"]
@@ -81,19 +84,16 @@ def check(state: GameState, action: object, player: object = None) -> Meld | Non
             if stock_exhausted(state.rules, state.stock):  # the turn change ends the hand first
                 raise IllegalAction(ErrorCode.EMPTY_STOCK, "no card may be drawn (R15, R21)")
             return None
-        assert isinstance(action, TakeDiscardPile)
-        return _check_take(state, action)
+        return _check_take(state, cast(TakeDiscardPile, action))
     if kind is NewMeld or kind is AddToMeld or kind is Discard:
         if state.phase is not Phase.PLAY:
             raise IllegalAction(
                 ErrorCode.WRONG_PHASE, "draw first: from the stock or the discard pile (R4)"
             )
         if kind is Discard:
-            assert isinstance(action, Discard)
-            _check_discard(state, action)
+            _check_discard(state, cast(Discard, action))
             return None
-        assert isinstance(action, NewMeld | AddToMeld)
-        return _check_meld(state, action)
+        return _check_meld(state, cast(NewMeld | AddToMeld, action))
     raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(action)} is not an action")
 
 
@@ -133,7 +133,7 @@ def _meld_index(state: GameState, index: object) -> int:
     return index
 
 
-def _new_meld(
+def _laid_new_meld(
     state: GameState, cards: tuple[Card, ...], melds: tuple[Meld, ...]
 ) -> tuple[Meld, ...]:
     meld = classify(cards, state.rules)
@@ -144,16 +144,16 @@ def _new_meld(
             raise IllegalAction(code, f"{what}: a meld may hold only one wildcard (R7)")
         kinds = "a run or a set" if state.rules.sets_allowed else "a run"
         raise IllegalAction(code, f"{what} is not {kinds} (R5, R6)")
-    if meld.kind is MeldKind.SET and any(m.rank == meld.rank for m in melds):
-        assert meld.rank is not None
+    rank = meld.rank
+    if meld.kind is MeldKind.SET and rank is not None and rank - 1 in sets_by_rank(melds):
         raise IllegalAction(
             ErrorCode.DUPLICATE_SET,
-            f"your team already has a set of {meld.rank.label}s; add to it instead (R5)",
+            f"your team already has a set of {rank.label}s; add to it instead (R5)",
         )
     return (*melds, meld)
 
 
-def _add_to_meld(
+def _laid_addition(
     state: GameState, index: int, cards: tuple[Card, ...], melds: tuple[Meld, ...]
 ) -> tuple[Meld, ...]:
     old = melds[index]
@@ -170,14 +170,13 @@ def _add_to_meld(
     return melds[:index] + (meld,) + melds[index + 1 :]
 
 
-def _melds_after(
+def _team_melds_after(
     state: GameState, action: NewMeld | AddToMeld, cards: tuple[Card, ...]
 ) -> tuple[Meld, ...]:
     melds = state.melds[state.current_player % 2]
-    if type(action) is NewMeld:
-        return _new_meld(state, cards, melds)
-    assert isinstance(action, AddToMeld)
-    return _add_to_meld(state, _meld_index(state, action.meld), cards, melds)
+    if isinstance(action, AddToMeld):
+        return _laid_addition(state, _meld_index(state, action.meld), cards, melds)
+    return _laid_new_meld(state, cards, melds)
 
 
 def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
@@ -212,7 +211,7 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
     remaining = _take_from_hand(
         hand, from_hand, " (only the pile's top card may join the meld, R10)"
     )
-    melds = _melds_after(state, inner, cards)
+    melds = _team_melds_after(state, inner, cards)
     rest = pile[:-1]
     if not may_keep_after_take(state, seat % 2, remaining, rest, melds):
         if hides_last_card(remaining, rest):
@@ -221,7 +220,7 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
                 "that would leave you only the card below the pile's top, which you might not "
                 "be allowed to discard (R13, R14)",
             )
-        _check_leaves(state, seat % 2, tuple(sorted(remaining + rest)), melds)
+        _check_leaves(state, seat % 2, hand_after_take(remaining, pile), melds)
     return _changed_meld(melds, inner)
 
 
@@ -233,7 +232,7 @@ def _check_meld(state: GameState, action: NewMeld | AddToMeld) -> Meld:
     cards = _cards_of(action.cards)
     seat = state.current_player
     remaining = _take_from_hand(state.hands[seat], cards)
-    melds = _melds_after(state, action, cards)
+    melds = _team_melds_after(state, action, cards)
     _check_leaves(state, seat % 2, remaining, melds, banned_after(state, cards))
     return _changed_meld(melds, action)
 
@@ -264,8 +263,9 @@ def _check_discard(state: GameState, action: Discard) -> None:
         raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(card)} is not a card")
     seat = state.current_player
     team = seat % 2
-    remaining = _take_from_hand(state.hands[seat], (card,))
-    if card == state.taken_single_card and card not in remaining:
+    hand = state.hands[seat]
+    remaining = _take_from_hand(hand, (card,))
+    if not may_discard(hand, card, state.taken_single_card):
         raise IllegalAction(
             ErrorCode.CANNOT_DISCARD_TAKEN_CARD,
             f"{card.pretty} was the only card of the pile you took; keep it this turn (R11)",

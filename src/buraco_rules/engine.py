@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from contextlib import suppress
-from typing import TYPE_CHECKING, Final, NoReturn, overload
+from typing import TYPE_CHECKING, Final, NoReturn, TypeGuard, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -47,6 +47,10 @@ def new_game(
     full 108-card multiset in deal order: the hands of seats 0, 1, ... (11 cards each), the extra
     pile of team 0, then of team 1, then (when the rules turn one face up, R3) the first discard,
     then the stock, first card drawn first. A wrong player count, deck or seat is a ``ValueError``.
+
+    A seed replays the deal, so it is as secret as the hands: a seat that sees its own hand can
+    recover a small seed by trying them all. Deal real games from an unguessable one, kept on the
+    server, such as ``seed=secrets.randbits(128)``.
     """
     if not isinstance(rules, RuleSet):
         raise ValueError(f"rules must be a RuleSet, not {type(rules).__name__}")
@@ -226,7 +230,7 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
         _refuse(state, action, player)
     after = _build(state, actions[index], recipes[index])
     if after is None:  # the listed action object was forced to change after it was listed
-        _refuse(state, action, player)
+        _refuse(state, action, player, listed=True)
     return after
 
 
@@ -258,12 +262,11 @@ def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState
         return None if result is None else transitions.take_with_meld(state, inner, result)
     if recipe is None or not _made_by(action, recipe):
         return None
-    assert isinstance(action, NewMeld | AddToMeld)  # what _made_by accepts
     result = result_of(state, recipe)
     return None if result is None else transitions.meld(state, action, result)
 
 
-def _made_by(action: object, recipe: Recipe) -> bool:
+def _made_by(action: object, recipe: Recipe) -> TypeGuard[NewMeld | AddToMeld]:
     """``action`` still holds the meld index and the very cards it was listed with."""
     index, cards = recipe
     if type(action) is NewMeld:
@@ -271,12 +274,21 @@ def _made_by(action: object, recipe: Recipe) -> bool:
     return type(action) is AddToMeld and action.meld == index and action.cards is cards
 
 
-def _refuse(state: GameState, action: object, player: object) -> NoReturn:
-    """Raise the IllegalAction that says why ``action`` is not among the legal actions."""
+def _refuse(state: GameState, action: object, player: object, *, listed: bool = False) -> NoReturn:
+    """Raise the IllegalAction that says why ``action`` is not among the legal actions (or,
+    ``listed``, why the listed object no longer matches what it was listed as)."""
     try:
         check(state, action, player)
     except IllegalAction:
         raise
     except Exception:
         pass  # a malformed object that upset the checker itself
+    else:
+        if not listed and well_formed(action):
+            # The generator is the one source of legality and the checker its explainer: a move
+            # that one accepts and the other did not list is a bug, never a malformed action.
+            raise RuntimeError(
+                f"engine bug: the checker accepts {describe(action)}, which legal_actions does "
+                "not list"
+            )
     raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(action)} is not a legal action")

@@ -25,8 +25,8 @@ from .going_out import (
     may_discard_last,
     may_keep_after_take,
     may_leave,
+    remove_cards,
     stock_exhausted,
-    without,
 )
 from .melds import IS_WILD, Meld, classify, sets_by_rank
 from .meldsearch import (
@@ -45,7 +45,7 @@ from .meldsearch import (
 )
 from .memo import memoised
 from .state import GameState, Phase, Recipe
-from .transitions import melds_with
+from .transitions import corrupt_hand, melds_with
 
 _CARDS: Final = all_cards()
 _SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
@@ -184,7 +184,9 @@ def _play_actions(state: GameState) -> Generated:
     recipes: list[Recipe | None] = []
     for index, cards in _options(state, hand):
         if size - len(cards) < 2:  # R14 decides the big ones
-            remaining = without(hand, cards)
+            remaining = remove_cards(hand, cards)
+            if remaining is None:
+                raise corrupt_hand(state)
             melds = _melds_once_made(state, index, cards)
             if not may_leave(state, team, remaining, melds, banned_after(state, cards)):
                 continue
@@ -210,7 +212,7 @@ def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> t
     """The team's melds once the option ``(index, cards)`` of the search is laid."""
     result = result_of(state, (index, cards))
     if result is None:
-        raise RuntimeError(f"engine bug: the search found {cards} for meld {index}, not a meld")
+        raise corrupt_hand(state)
     return melds_with(state.melds[state.current_player % 2], _meld_action(index, cards), result)
 
 
@@ -236,7 +238,7 @@ def _draw_actions(state: GameState) -> Generated:
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
             remaining = kept_after_take(hand, top, cards)
             if remaining is None:
-                raise RuntimeError(f"engine bug: the search found {cards} beyond the hand")
+                raise corrupt_hand(state)
             melds = _melds_once_made(state, index, cards)
             if not may_keep_after_take(state, team, remaining, rest, melds):
                 continue

@@ -9,7 +9,14 @@ from typing import Any, Final
 
 from .actions import AddToMeld, NewMeld
 from .cards import Card
-from .going_out import banned_after, hand_after_take, stock_exhausted, without
+from .errors import InvalidState
+from .going_out import (
+    banned_after,
+    hand_after_take,
+    kept_after_take,
+    remove_cards,
+    stock_exhausted,
+)
 from .melds import Meld
 from .state import GameState, Phase
 
@@ -49,9 +56,11 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
     of the pile joins the hand (R10)."""
     seat = state.current_player
     team = seat % 2
-    hand = hand_after_take(state.hands[seat], state.discard_pile, inner.cards)
-    if hand is None:
-        raise RuntimeError(f"engine bug: {inner} was listed for a hand that cannot make it")
+    pile = state.discard_pile
+    kept = kept_after_take(state.hands[seat], pile[-1], inner.cards)
+    if kept is None:
+        raise corrupt_hand(state)
+    hand = hand_after_take(kept, pile)
     after = replace(
         state,
         phase=Phase.PLAY,
@@ -66,7 +75,9 @@ def meld(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> GameSta
     """Lay a new meld or add to one, ``result`` being the meld it makes (R5-R9)."""
     seat = state.current_player
     team = seat % 2
-    remaining = without(state.hands[seat], action.cards)
+    remaining = remove_cards(state.hands[seat], action.cards)
+    if remaining is None:
+        raise corrupt_hand(state)
     after = replace(
         state,
         hands=set_item(state.hands, seat, remaining),
@@ -105,7 +116,9 @@ def discard(state: GameState, card: Card) -> GameState:
     was the last card (R12, R13), then pass the turn on, refilling an empty stock (R15)."""
     seat = state.current_player
     team = seat % 2
-    remaining = without(state.hands[seat], (card,))
+    remaining = remove_cards(state.hands[seat], (card,))
+    if remaining is None:
+        raise corrupt_hand(state)
     hands = set_item(state.hands, seat, remaining)
     discard_pile = (*state.discard_pile, card)
     shared: Any = state  # see Shared
@@ -159,6 +172,15 @@ def discard(state: GameState, card: Card) -> GameState:
         extra_pile_taken=extra_pile_taken,
         untouched_extra_pile=untouched,
         taken_single_card=None,
+    )
+
+
+def corrupt_hand(state: GameState) -> InvalidState:
+    """The error for a hand that lacks the cards of a listed action: only a state not made by the
+    engine (an unsorted hand, say) shows it, and it must not be turned into a wrong state."""
+    return InvalidState(
+        f"seat {state.current_player}'s hand is corrupt (not sorted, or not the cards it should "
+        "be); check the state with validate()"
     )
 
 
