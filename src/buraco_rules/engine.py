@@ -241,7 +241,7 @@ def _not_a_state(state: object) -> NoReturn:
             "advanced. Send the action to whoever holds the state (check it first with "
             "is_legal(view, action)), or explore with apply(determinize(view, rng), action)"
         )
-    raise TypeError(f"apply needs a GameState, not {type(state).__name__}")
+    raise TypeError(f"apply needs a GameState or a Match, not {type(state).__name__}")
 
 
 def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState | None:
