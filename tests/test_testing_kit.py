@@ -264,9 +264,8 @@ class CorruptsAnEarlierState(BuracoStateMachine):
     reshuffles = False
 
     def on_apply(self, before: br.GameState, action: br.Action, after: br.GameState) -> None:
-        if len(self.history) == 3:
-            first = self.history[0][0]
-            object.__setattr__(first, "hands", (first.hands[1], *first.hands[1:]))
+        first = self.history[0][0]  # the deal: the hand has moved past it
+        object.__setattr__(first, "hands", (first.hands[1], *first.hands[1:]))
 
 
 def test_the_machine_catches_a_state_changed_after_the_fact() -> None:
