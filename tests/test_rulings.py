@@ -1,4 +1,4 @@
-"""Example tests of the rulings in RULINGS.md (R1-R19), one behaviour per test.
+"""Example tests of the rulings R1-R19 (docs/rules/rulings.md), one behaviour per test.
 
 Every scenario is built from an explicit deck (``br.arrange_deck``) and driven with ``br.apply``.
 Each legal move is also checked against ``br.is_legal`` and ``br.legal_actions``; each refused one
@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
+import attrs
 import pytest
 
 import buraco_rules as br
@@ -44,6 +45,15 @@ def play(state, *actions):
         assert action in br.legal_actions(state), action
         state = br.apply(state, action)
     return state
+
+
+def forged(kind, *values):
+    """An action object holding ``values`` past its constructor's checks (as
+    ``object.__setattr__`` can force)."""
+    thing = object.__new__(kind)
+    for field, value in zip(attrs.fields(kind), values, strict=True):
+        object.__setattr__(thing, field.name, value)
+    return thing
 
 
 def refuse(state, action, code, player=None):
@@ -478,8 +488,9 @@ def test_R10_closed_pile_needs_top_card_in_meld(rules):
 
 
 def test_R10_closed_pile_take_needing_a_second_pile_card_is_illegal():
+    # not-in-hand, as for any card the taker lacks: the pile below the top is hidden (R10)
     state = closed_pile("5S 6S", seat0="7S 10H QH 3D 6D 9D QD 3C 6C 9C QC")
-    refuse(state, br.TakeDiscardPile(br.NewMeld("5S 6S 7S")), E.MUST_USE_TOP_CARD)
+    refuse(state, br.TakeDiscardPile(br.NewMeld("5S 6S 7S")), E.NOT_IN_HAND)
     assert not any(isinstance(a, br.TakeDiscardPile) for a in br.legal_actions(state))
 
 
@@ -973,10 +984,10 @@ def test_error_empty_discard_pile():
         "draw",
         object(),
         42,
-        br.NewMeld([53, 54, 55]),
-        br.Discard(99),
-        br.AddToMeld("0", "6S"),
-        br.NewMeld([]),
+        forged(br.NewMeld, (53, 54, 55)),
+        forged(br.Discard, 99),
+        forged(br.AddToMeld, "0", br.parse_cards("6S")),
+        forged(br.NewMeld, ()),
         br.DrawFromStock,
     ],
     ids=[

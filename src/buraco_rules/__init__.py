@@ -14,12 +14,30 @@ from . import variants
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
+from .determinize import determinize, unseen_cards
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
-from .errors import ErrorCode, IllegalAction
+from .errors import ErrorCode, IllegalAction, InvalidRules, InvalidState, MalformedAction
+from .formats import (
+    DecodeError,
+    GameRecord,
+    InvalidRecord,
+    NotationError,
+    ReplayError,
+    format_action,
+    from_data,
+    from_json,
+    parse_action,
+    replay,
+    to_data,
+    to_json,
+)
+from .match import Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
+from .outcome import Outcome, Termination
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
+from .validate import validate
 from .views import PlayerView, view
 
 __all__ = [
@@ -31,29 +49,51 @@ __all__ = [
     "CanastaKind",
     "Card",
     "CardValues",
+    "DecodeError",
     "Discard",
     "DrawFromStock",
     "ErrorCode",
+    "GameRecord",
     "GameState",
     "IllegalAction",
+    "InvalidRecord",
+    "InvalidRules",
+    "InvalidState",
+    "MalformedAction",
+    "Match",
     "Meld",
     "MeldKind",
     "NewMeld",
+    "NotationError",
+    "Outcome",
     "Phase",
     "PlayerView",
     "Rank",
+    "ReplayError",
     "RuleSet",
     "Suit",
     "TakeDiscardPile",
     "TeamScore",
+    "Termination",
     "apply",
     "arrange_deck",
     "canasta_bonus",
+    "determinize",
+    "format_action",
+    "from_data",
+    "from_json",
     "is_legal",
     "legal_actions",
     "new_game",
+    "new_match",
+    "parse_action",
     "parse_cards",
+    "replay",
     "score",
+    "to_data",
+    "to_json",
+    "unseen_cards",
+    "validate",
     "variants",
     "view",
     "why_illegal",

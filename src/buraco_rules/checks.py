@@ -10,11 +10,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import cast
 
 from .actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card
 from .errors import ErrorCode, IllegalAction
-from .going_out import banned_after, has_required_canasta, may_discard_last, may_leave, remove_cards
+from .going_out import (
+    banned_after,
+    has_required_canasta,
+    hides_last_card,
+    may_discard_last,
+    may_keep_after_take,
+    may_leave,
+    remove_cards,
+    stock_exhausted,
+)
 from .melds import Meld, MeldKind, classify, meld_error
 from .state import GameState, Phase
 
@@ -69,22 +79,19 @@ def check(state: GameState, action: object, player: object = None) -> Meld | Non
                 ErrorCode.WRONG_PHASE, "you have already drawn this turn; meld or discard (R4)"
             )
         if kind is DrawFromStock:
-            if not state.stock:  # the turn change refills it or ends the hand first (R15)
-                raise IllegalAction(ErrorCode.EMPTY_STOCK, "the stock is empty")
+            if stock_exhausted(state.rules, state.stock):  # the turn change ends the hand first
+                raise IllegalAction(ErrorCode.EMPTY_STOCK, "no card may be drawn (R15, R21)")
             return None
-        assert isinstance(action, TakeDiscardPile)
-        return _check_take(state, action)
+        return _check_take(state, cast(TakeDiscardPile, action))
     if kind is NewMeld or kind is AddToMeld or kind is Discard:
         if state.phase is not Phase.PLAY:
             raise IllegalAction(
                 ErrorCode.WRONG_PHASE, "draw first: from the stock or the discard pile (R4)"
             )
         if kind is Discard:
-            assert isinstance(action, Discard)
-            _check_discard(state, action)
+            _check_discard(state, cast(Discard, action))
             return None
-        assert isinstance(action, NewMeld | AddToMeld)
-        return _check_meld(state, action)
+        return _check_meld(state, cast(NewMeld | AddToMeld, action))
     raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(action)} is not an action")
 
 
@@ -97,14 +104,18 @@ def _cards_of(cards: object) -> tuple[Card, ...]:
     return cards
 
 
-def _take_from_hand(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...]:
+def _take_from_hand(
+    hand: tuple[Card, ...], cards: tuple[Card, ...], hint: str = ""
+) -> tuple[Card, ...]:
     remaining = remove_cards(hand, cards)
     if remaining is None:
         missing = Counter(cards) - Counter(hand)
         card = min(missing)
         held = hand.count(card)
         detail = "" if held == 0 else f" {missing[card] + held} times (you hold {held})"
-        raise IllegalAction(ErrorCode.NOT_IN_HAND, f"{card.pretty} is not in your hand{detail}")
+        raise IllegalAction(
+            ErrorCode.NOT_IN_HAND, f"{card.pretty} is not in your hand{detail}{hint}"
+        )
     return remaining
 
 
@@ -131,11 +142,11 @@ def _new_meld(
             raise IllegalAction(code, f"{what}: a meld may hold only one wildcard (R7)")
         kinds = "a run or a set" if state.rules.sets_allowed else "a run"
         raise IllegalAction(code, f"{what} is not {kinds} (R5, R6)")
-    if meld.kind is MeldKind.SET and any(m.rank == meld.rank for m in melds):
-        assert meld.rank is not None
+    rank = meld.rank
+    if meld.kind is MeldKind.SET and rank is not None and any(m.rank == rank for m in melds):
         raise IllegalAction(
             ErrorCode.DUPLICATE_SET,
-            f"your team already has a set of {meld.rank.label}s; add to it instead (R5)",
+            f"your team already has a set of {rank.label}s; add to it instead (R5)",
         )
     return (*melds, meld)
 
@@ -161,10 +172,9 @@ def _melds_after(
     state: GameState, action: NewMeld | AddToMeld, cards: tuple[Card, ...]
 ) -> tuple[Meld, ...]:
     melds = state.melds[state.current_player % 2]
-    if type(action) is NewMeld:
-        return _new_meld(state, cards, melds)
-    assert isinstance(action, AddToMeld)
-    return _add_to_meld(state, _meld_index(state, action.meld), cards, melds)
+    if isinstance(action, AddToMeld):
+        return _add_to_meld(state, _meld_index(state, action.meld), cards, melds)
+    return _new_meld(state, cards, melds)
 
 
 def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
@@ -194,17 +204,21 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
             ErrorCode.MUST_USE_TOP_CARD,
             f"the meld must use the pile's top card {top.pretty} (R10)",
         )
-    remaining = remove_cards(hand, from_hand)
-    if remaining is None:
-        if remove_cards(tuple(sorted(hand + pile[:-1])), from_hand) is not None:
-            raise IllegalAction(
-                ErrorCode.MUST_USE_TOP_CARD,
-                "only the top card of the pile may go into that meld; the others come from "
-                "your hand (R10)",
-            )
-        remaining = _take_from_hand(hand, from_hand)  # raises not-in-hand, naming the card
+    # Whatever lies below the top, a card the taker does not hold is not-in-hand: the answer
+    # may depend only on what the taker sees (R10).
+    remaining = _take_from_hand(
+        hand, from_hand, " (only the pile's top card may join the meld, R10)"
+    )
     melds = _melds_after(state, inner, cards)
-    _check_leaves(state, seat % 2, tuple(sorted(remaining + pile[:-1])), melds)
+    rest = pile[:-1]
+    if not may_keep_after_take(state, seat % 2, remaining, rest, melds):
+        if hides_last_card(remaining, rest):
+            raise IllegalAction(
+                ErrorCode.CANNOT_GO_OUT,
+                "that would leave you only the card below the pile's top, which you might not "
+                "be allowed to discard (R13, R14)",
+            )
+        _check_leaves(state, seat % 2, tuple(sorted(remaining + rest)), melds)
     return _changed_meld(melds, inner)
 
 

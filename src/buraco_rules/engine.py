@@ -12,16 +12,21 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from contextlib import suppress
-from typing import Final, NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn, TypeGuard, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, Card
 from .checks import check, describe, well_formed
+from .determinize import canonical_state
 from .errors import ErrorCode, IllegalAction
 from .movegen import Generated, generate, result_of
 from .rules import RuleSet
 from .state import GameState, Phase, Recipe
+from .views import PlayerView
+
+if TYPE_CHECKING:
+    from .match import Match
 
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
 
@@ -42,6 +47,10 @@ def new_game(
     full 108-card multiset in deal order: the hands of seats 0, 1, ... (11 cards each), the extra
     pile of team 0, then of team 1, then (when the rules turn one face up, R3) the first discard,
     then the stock, first card drawn first. A wrong player count, deck or seat is a ``ValueError``.
+
+    A seed replays the deal, so it is as secret as the hands: a seat that sees its own hand can
+    recover a small seed by trying them all. Deal real games from an unguessable one, kept on the
+    server, such as ``seed=secrets.randbits(128)``.
     """
     if not isinstance(rules, RuleSet):
         raise ValueError(f"rules must be a RuleSet, not {type(rules).__name__}")
@@ -109,12 +118,31 @@ def _check_deck(deck: Iterable[Card | str]) -> list[Card]:
     return cards
 
 
-def legal_actions(state: GameState) -> tuple[Action, ...]:
+def legal_actions(state: GameState | PlayerView | Match) -> tuple[Action, ...]:
     """Every legal action, in the deterministic order :mod:`buraco_rules.movegen` documents.
 
-    Computed once per state and kept with it.
+    Computed once per state and kept with it. Given the :class:`PlayerView` of the seat to act,
+    the same actions as on the state (they depend on nothing the seat cannot see); given another
+    seat's view, ``()``. On a :class:`~buraco_rules.Match`, the legal actions of the hand in play
+    (none once the match is over).
     """
+    if type(state) is PlayerView:
+        return legal_actions(canonical_state(state)) if state.is_my_turn else ()
+    if type(state) is not GameState:
+        state = _hand_of(state)
     return _generated(state)[0]
+
+
+def _hand_of(match: object) -> GameState:
+    """The hand in play of a match (imported here lazily: :mod:`buraco_rules.match` builds on
+    this module)."""
+    from .match import Match
+
+    if isinstance(match, Match):
+        return match.hand
+    if isinstance(match, GameState):
+        return match
+    raise TypeError(f"expected a GameState or a Match, not {type(match).__name__}")
 
 
 def _generated(state: GameState) -> Generated:
@@ -125,8 +153,16 @@ def _generated(state: GameState) -> Generated:
     return cached
 
 
-def is_legal(state: GameState, action: object) -> bool:
-    """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``."""
+def is_legal(state: GameState | PlayerView | Match, action: object) -> bool:
+    """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``.
+
+    Given a :class:`PlayerView`, whether the server would accept ``action`` from that seat (always
+    False for a seat that is not the one to act).
+    """
+    if type(state) is PlayerView:
+        if not state.is_my_turn:
+            return False
+        state = canonical_state(state)
     try:
         return well_formed(action) and action in legal_actions(state)
     except Exception:  # an object whose comparison fails is no legal action
@@ -134,24 +170,48 @@ def is_legal(state: GameState, action: object) -> bool:
 
 
 def why_illegal(
-    state: GameState, action: object, player: int | None = None
+    state: GameState | PlayerView | Match, action: object, player: int | None = None
 ) -> IllegalAction | None:
-    """The :class:`IllegalAction` that ``apply(state, action, player)`` would raise, or None."""
+    """The :class:`IllegalAction` that ``apply(state, action, player)`` would raise, or None.
+
+    Given a :class:`PlayerView`, the refusal the server would send that seat for ``action``: the
+    same code and message as ``why_illegal(state, action, player=view.seat)`` (refusals depend on
+    nothing the seat cannot see). ``player``, if given, must then be the view's seat.
+    """
+    if type(state) is PlayerView:
+        if player is not None and player != state.seat:
+            raise ValueError(f"a view of seat {state.seat} speaks for no other seat ({player!r})")
+        return why_illegal(canonical_state(state), action, state.seat)
     try:
-        apply(state, action, player)
+        apply(state, action, player)  # type: ignore[arg-type]
     except IllegalAction as error:
         return error
     return None
 
 
-def apply(state: GameState, action: object, player: int | None = None) -> GameState:
+@overload
+def apply(state: GameState, action: object, player: int | None = None) -> GameState: ...
+@overload
+def apply(state: Match, action: object, player: int | None = None) -> Match: ...
+def apply(state: GameState | Match, action: object, player: int | None = None) -> GameState | Match:
     """The state after ``action``; ``state`` itself never changes.
 
     With ``player``, the action is also refused unless that seat is the one to act. Raises
-    :class:`IllegalAction` (and nothing else) for any action the rules do not allow.
+    :class:`IllegalAction` (and nothing else) for any action the rules do not allow. On a
+    :class:`~buraco_rules.Match`, the match after the action (R20).
+
+    ``state`` must be a :class:`GameState` (from ``new_game``, ``apply`` or checked by
+    ``validate``) or a ``Match``; anything else, a :class:`PlayerView` included, is a
+    ``TypeError``: a view lacks the hidden cards, so only the server's state can be advanced.
+    ``determinize`` deals a view into a state to explore.
     """
-    if not isinstance(state, GameState):
-        raise TypeError(f"expected a GameState, not {type(state).__name__}")
+    if type(state) is not GameState:
+        from .match import Match, apply_to_match
+
+        if isinstance(state, Match):
+            return apply_to_match(state, action, player)
+        if not isinstance(state, GameState):
+            _not_a_state(state)
     actions, recipes = _generated(state)
     index = -1
     for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
@@ -172,6 +232,16 @@ def apply(state: GameState, action: object, player: int | None = None) -> GameSt
     return after
 
 
+def _not_a_state(state: object) -> NoReturn:
+    if type(state) is PlayerView:
+        raise TypeError(
+            "apply needs the GameState: a PlayerView lacks the hidden cards, so it cannot be "
+            "advanced. Send the action to whoever holds the state (check it first with "
+            "is_legal(view, action)), or explore with apply(determinize(view, rng), action)"
+        )
+    raise TypeError(f"apply needs a GameState, not {type(state).__name__}")
+
+
 def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState | None:
     """The next state, or None if ``action`` no longer matches the recipe the generator listed it
     with (frozen objects can still be forced to change; a state must never be corrupted by that)."""
@@ -190,12 +260,11 @@ def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState
         return None if result is None else transitions.take_with_meld(state, inner, result)
     if recipe is None or not _made_by(action, recipe):
         return None
-    assert isinstance(action, NewMeld | AddToMeld)  # what _made_by accepts
     result = result_of(state, recipe)
     return None if result is None else transitions.meld(state, action, result)
 
 
-def _made_by(action: object, recipe: Recipe) -> bool:
+def _made_by(action: object, recipe: Recipe) -> TypeGuard[NewMeld | AddToMeld]:
     """``action`` still holds the meld index and the very cards it was listed with."""
     index, cards = recipe
     if type(action) is NewMeld:

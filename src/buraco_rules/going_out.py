@@ -10,7 +10,14 @@ from collections.abc import Sequence
 
 from .cards import Card
 from .melds import Meld
+from .rules import RuleSet
 from .state import GameState
+
+
+def stock_exhausted(rules: RuleSet, stock: tuple[Card, ...]) -> bool:
+    """No card may be drawn from ``stock``: it is empty, or down to the cards the rules never
+    draw (R15, R21)."""
+    return len(stock) <= rules.stock_reserve
 
 
 def remove_cards(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...] | None:
@@ -77,3 +84,31 @@ def may_leave(
             return True
         return state.rules.may_go_out_by_melding and has_required_canasta(state, melds)
     return may_discard_last(state, team, remaining[0], melds, banned)
+
+
+def may_keep_after_take(
+    state: GameState,
+    team: int,
+    remaining: tuple[Card, ...],
+    rest: tuple[Card, ...],
+    melds: Sequence[Meld],
+) -> bool:
+    """R14 for a closed-pile take (R10): the hand after it holds ``remaining`` (the hand cards the
+    meld did not use) and ``rest`` (the pile below its top).
+
+    The taker sees only the pile's top, so the decision may not depend on ``rest``'s cards, only
+    on how many there are. Where the hand would hold just one card and that card comes from below
+    the top, the take is allowed only if any card could be discarded last (so that no unseen
+    card, a wildcard under a house rule, say, can leave the player stuck)."""
+    if len(remaining) + len(rest) >= 2:
+        return True
+    if not rest:
+        return may_leave(state, team, remaining, melds)
+    return state.extra_piles[team] is not None or (
+        has_required_canasta(state, melds) and state.rules.may_go_out_discarding_wildcard
+    )
+
+
+def hides_last_card(remaining: tuple[Card, ...], rest: tuple[Card, ...]) -> bool:
+    """The one card left after a closed-pile take would come from below the pile's top."""
+    return not remaining and len(rest) == 1

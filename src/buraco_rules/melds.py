@@ -97,6 +97,19 @@ class Meld:
         return len(self.cards) >= CANASTA_SIZE
 
     @property
+    def is_semi_clean(self) -> bool:
+        """A canasta whose one wildcard stands beside at least seven natural cards without filling
+        a gap among them: at an end of a run of seven or more consecutive naturals, or in a set of
+        eight cards or more. It scores as mixed unless the rules price it (R22)."""
+        if self.wildcard is None or len(self.cards) <= CANASTA_SIZE:
+            return False
+        naturals = self.naturals
+        if self.kind is MeldKind.SET:
+            return True
+        low = (naturals & -naturals).bit_length() - 1
+        return naturals.bit_length() - low == naturals.bit_count()  # no gap: it floats (R8)
+
+    @property
     def canasta_kind(self) -> CanastaKind | None:
         """The kind that decides the canasta bonus (R18), or None for a meld under seven cards."""
         size = len(self.cards)

@@ -20,7 +20,14 @@ from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card, all_cards
-from .going_out import banned_after, may_discard_last, may_leave, remove_cards
+from .going_out import (
+    banned_after,
+    may_discard_last,
+    may_keep_after_take,
+    may_leave,
+    remove_cards,
+    stock_exhausted,
+)
 from .melds import IS_WILD, Meld, classify
 from .meldsearch import (
     NOTHING_FIXED,
@@ -37,7 +44,7 @@ from .meldsearch import (
     with_top,
 )
 from .state import GameState, Phase, Recipe
-from .transitions import melds_with
+from .transitions import corrupt_hand, melds_with
 
 _CARDS: Final = all_cards()
 _SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
@@ -134,9 +141,9 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
         offer = suit_hand(hand, s, kinds)
         # A 2 of the run's own suit may also stand in its own place (R7).
         if might_start(offer, _OWN_PLACE[s][top], True) if wild else might_take(offer, top):
-            fixed = with_top(s, NOTHING_FIXED, top)
-            assert fixed is not None
-            found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
+            fixed = with_top(s, NOTHING_FIXED, top)  # never None: a new run has room
+            if fixed is not None:
+                found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
         for i, meld in enumerate(melds):
             if meld.suit != s:
                 continue
@@ -190,7 +197,8 @@ def _play_actions(state: GameState) -> Generated:
     for index, cards in _options(state, hand):
         if size - len(cards) < 2:  # R14 decides the big ones
             remaining = remove_cards(hand, cards)
-            assert remaining is not None
+            if remaining is None:
+                raise corrupt_hand(state)
             if not may_leave(
                 state,
                 team,
@@ -217,13 +225,16 @@ def _play_actions(state: GameState) -> Generated:
 
 def _melds_after(state: GameState, index: int, cards: tuple[Card, ...]) -> tuple[Meld, ...]:
     result = result_of(state, (index, cards))
-    assert result is not None
+    if result is None:
+        raise corrupt_hand(state)
     return melds_with(state.melds[state.current_player % 2], _meld_action(index, cards), result)
 
 
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
-    draw: Generated = ((_DRAW,), (None,)) if state.stock else ((), ())  # always a stock (R15)
+    draw: Generated = (
+        ((), ()) if stock_exhausted(state.rules, state.stock) else ((_DRAW,), (None,))
+    )  # the turn change ends the hand before that (R15, R21)
     if not pile:
         return draw
     if not state.rules.closed_discard_pile:
@@ -240,11 +251,12 @@ def _draw_actions(state: GameState) -> Generated:
     for index, cards in _take_options(state, hand, top):
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
             from_hand = remove_cards(cards, (top,))
-            assert from_hand is not None
-            remaining = remove_cards(hand, from_hand)
-            assert remaining is not None
-            after = tuple(sorted(remaining + rest))
-            if not may_leave(state, team, after, _melds_after(state, index, cards)):
+            remaining = None if from_hand is None else remove_cards(hand, from_hand)
+            if remaining is None:
+                raise corrupt_hand(state)
+            if not may_keep_after_take(
+                state, team, remaining, rest, _melds_after(state, index, cards)
+            ):
                 continue
         inner = _meld_action(index, cards)
         actions.append(_take(inner))

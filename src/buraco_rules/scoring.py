@@ -1,4 +1,4 @@
-"""Itemised scores of a hand (R16-R19)."""
+"""Itemised scores of a hand (R16-R19, R22, R23)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ def canasta_bonus(meld: Meld, rules: RuleSet) -> int:
         return 0
     bonuses = rules.canasta_bonuses
     if kind is CanastaKind.MIXED:
-        return bonuses.mixed
+        semi_clean = bonuses.semi_clean
+        return bonuses.mixed if semi_clean is None or not meld.is_semi_clean else semi_clean  # R22
     if kind is CanastaKind.ACE_TO_ACE:
         return max(bonuses.ace_to_ace, bonuses.clean)
     if kind is CanastaKind.ALL_RANKS:
@@ -56,8 +57,11 @@ def score(state: GameState) -> tuple[TeamScore, TeamScore]:
         melds = state.melds[team]
         untouched = state.untouched_extra_pile[team]
         # R19: an extra pile taken by discarding, still untouched when the hand ends (other than
-        # by the team's own going out), counts as never taken: its cards count for no one.
-        void = untouched is not None and state.went_out != team
+        # by the team's own going out), counts as never taken: its cards count for no one. Under
+        # R23 it counts as taken instead, and its cards, in the taker's hand, are lost.
+        void = (
+            untouched is not None and state.went_out != team and rules.untouched_extra_pile_is_void
+        )
         hands = sum(
             values[c]
             for seat in range(team, state.players, 2)

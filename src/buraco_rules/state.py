@@ -12,6 +12,7 @@ import attrs
 
 from .cards import Card
 from .melds import Meld
+from .outcome import Outcome, outcome_of
 from .rules import RuleSet
 
 if TYPE_CHECKING:
@@ -80,6 +81,11 @@ class GameState:
     def is_over(self) -> bool:
         """True once the hand has ended (R13, R15)."""
         return self.phase is Phase.OVER
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """None while the hand runs; once it is over, how it ended and who went out."""
+        return outcome_of(self.phase is Phase.OVER, self.went_out)
 
     @property
     def current_team(self) -> int:

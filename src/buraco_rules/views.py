@@ -18,7 +18,9 @@ import attrs
 
 from .cards import Card
 from .melds import Meld
+from .outcome import Outcome, outcome_of
 from .rules import RuleSet
+from .scoring import canasta_bonus
 from .state import GameState, Phase
 
 __all__ = ["PlayerView", "view"]
@@ -26,33 +28,60 @@ __all__ = ["PlayerView", "view"]
 
 @attrs.frozen(kw_only=True)
 class PlayerView:
-    """A seat's view of a state: its own hand and the public information (R10, R11)."""
+    """A seat's view of a state: its own hand and the public information (R10, R11).
+
+    Build one with :func:`view`. ``br.legal_actions``, ``br.is_legal`` and ``br.why_illegal``
+    accept a view in place of the state, and ``br.determinize`` deals its unseen cards into a
+    full state.
+    """
 
     rules: RuleSet
+    """The rule set being played."""
     players: int
+    """The number of seats (2 or 4, R1)."""
     seat: int
-    """The seat whose view this is."""
+    """The seat whose view this is; its team is ``seat % 2``."""
     current_player: int
+    """The seat to act (after the hand ends: the seat that acted last)."""
     phase: Phase
+    """Where the seat to act is in its turn (R4), or ``Phase.OVER``."""
     hand: tuple[Card, ...]
     """The seat's own hand, sorted."""
     hand_sizes: tuple[int, ...]
-    """How many cards each seat holds."""
+    """How many cards each seat holds, by seat."""
     stock_size: int
+    """How many cards are left in the stock (its order and content are hidden)."""
     discard_pile: tuple[Card, ...]
     """The visible part of the discard pile, top card last: all of it where the pile is open
-    (R11), only the top card where it is closed (R10)."""
+    (R11), only the top card where it is closed (R10); empty when the pile is."""
     discard_pile_size: int
+    """How many cards the discard pile holds, seen or not."""
     melds: tuple[tuple[Meld, ...], tuple[Meld, ...]]
-    """Both teams' melds (they lie face up)."""
+    """Both teams' melds, by team, in the order they were laid down (they lie face up)."""
     extra_pile_sizes: tuple[int | None, int | None]
-    """The size of each team's untaken extra pile, or None once taken or moved into the stock."""
+    """By team, the size of its extra pile while it is still set aside (its cards are hidden), or
+    None once it is gone: taken into a hand (``extra_pile_taken``) or turned into the stock
+    (``extra_pile_became_stock``, R15)."""
     extra_pile_taken: tuple[bool, bool]
+    """By team, whether a player of the team has taken its extra pile into a hand (R12)."""
     untouched_extra_pile: tuple[int | None, int | None]
-    """Per team, the seat that took its extra pile by discarding and has not played since (R19)."""
+    """By team, the *seat* that took the team's extra pile by discarding its last card and has
+    not had its next turn yet (R19), or None."""
     taken_single_card: Card | None
-    """The single card taken from an open pile this turn (everyone saw it, R11)."""
+    """The single card taken from an open pile this turn, which may not be discarded this turn
+    (everyone saw it, R11), or None."""
     went_out: int | None
+    """The *team* (0 or 1) that ended the hand by going out (R13), or None: the hand goes on, or
+    it ended because the stock ran out (R15)."""
+    _state: GameState | None = attrs.field(
+        default=None, init=False, eq=False, repr=False, hash=False
+    )
+    """A cache of the canonical state of the view (:mod:`buraco_rules.determinize`)."""
+
+    def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
+        # Pickle and deep-copy the value only, not the cached state.
+        fields = {a.name: getattr(self, a.name) for a in attrs.fields(PlayerView) if a.init}
+        return (_rebuild, (fields,))
 
     @property
     def is_over(self) -> bool:
@@ -60,13 +89,61 @@ class PlayerView:
         return self.phase is Phase.OVER
 
     @property
+    def outcome(self) -> Outcome | None:
+        """None while the hand runs; once it is over, how it ended and who went out."""
+        return outcome_of(self.phase is Phase.OVER, self.went_out)
+
+    @property
     def is_my_turn(self) -> bool:
         """True when this seat is the one to act (and the hand is not over)."""
         return self.current_player == self.seat and self.phase is not Phase.OVER
 
+    @property
+    def team(self) -> int:
+        """The team of this view's seat (R1)."""
+        return self.seat % 2
+
+    @property
+    def current_team(self) -> int:
+        """The team of the seat to act (R1)."""
+        return self.current_player % 2
+
+    @property
+    def top_of_discard_pile(self) -> Card | None:
+        """The top card of the discard pile, which everyone sees, or None when it is empty."""
+        return self.discard_pile[-1] if self.discard_pile else None
+
+    @property
+    def extra_pile_became_stock(self) -> tuple[bool, bool]:
+        """By team, whether its extra pile was turned into the stock when the stock ran out (R15);
+        such a pile was never taken, and the team cannot take it any more."""
+        return (
+            self.extra_pile_sizes[0] is None and not self.extra_pile_taken[0],
+            self.extra_pile_sizes[1] is None and not self.extra_pile_taken[1],
+        )
+
+    @property
+    def public_points(self) -> tuple[int, int]:
+        """By team, the points on the table so far: the values of its melded cards (R17) plus
+        its canasta bonuses (R18). Cards in hands, the going-out bonus and the extra-pile penalty
+        are left out (the first are hidden, the others are settled when the hand ends)."""
+        values = self.rules.value_by_id
+        return (
+            sum(values[c] for m in self.melds[0] for c in m.cards)
+            + sum(canasta_bonus(m, self.rules) for m in self.melds[0]),
+            sum(values[c] for m in self.melds[1] for c in m.cards)
+            + sum(canasta_bonus(m, self.rules) for m in self.melds[1]),
+        )
+
+
+def _rebuild(fields: dict[str, object]) -> PlayerView:
+    return PlayerView(**fields)  # type: ignore[arg-type]
+
 
 def view(state: GameState, seat: int) -> PlayerView:
     """What ``seat`` may see of ``state``; a seat that does not exist is a ``ValueError``."""
+    if not isinstance(state, GameState):
+        raise TypeError(f"view needs a GameState, not {type(state).__name__}")
     if type(seat) is not int or not 0 <= seat < state.players:
         raise ValueError(f"seat must be 0 to {state.players - 1}, not {seat!r}")
     pile = state.discard_pile

@@ -1,8 +1,8 @@
-"""The three rule sets, by constant or by name.
+"""The preset rule sets, by constant or by name.
 
 >>> from buraco_rules import variants
 >>> variants.get("italian") is variants.ITALIAN, sorted(variants.NAMES)
-(True, ['buraco-fechado', 'canasta-stbl', 'italian'])
+(True, ['buraco-fechado', 'canasta-stbl', 'italian', 'italian-fibur'])
 """
 
 from __future__ import annotations
@@ -13,16 +13,21 @@ from ..rules import RuleSet
 from .buraco_fechado import BURACO_FECHADO
 from .canasta_stbl import CANASTA_STBL
 from .italian import ITALIAN
+from .italian_fibur import ITALIAN_FIBUR
 
-__all__ = ["BURACO_FECHADO", "CANASTA_STBL", "ITALIAN", "NAMES", "get"]
+__all__ = ["BURACO_FECHADO", "CANASTA_STBL", "ITALIAN", "ITALIAN_FIBUR", "NAMES", "get"]
 
-_BY_NAME = MappingProxyType({r.name: r for r in (BURACO_FECHADO, CANASTA_STBL, ITALIAN)})
+_BY_NAME = MappingProxyType(
+    {r.name: r for r in (BURACO_FECHADO, CANASTA_STBL, ITALIAN, ITALIAN_FIBUR)}
+)
 NAMES = tuple(_BY_NAME)
 """The names ``get`` accepts."""
 
 
 def get(name: str) -> RuleSet:
-    """The rule set called ``name``: ``"buraco-fechado"``, ``"canasta-stbl"`` or ``"italian"``."""
+    """The preset called ``name``: ``"buraco-fechado"``, ``"canasta-stbl"``, ``"italian"`` or
+    ``"italian-fibur"``. A customised rule set is not a preset (``RuleSet.is_preset``): store it
+    whole, never by its name."""
     try:
         return _BY_NAME[name]
     except (KeyError, TypeError):
