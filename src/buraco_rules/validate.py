@@ -222,9 +222,13 @@ def _phase_problems(state: GameState) -> Iterator[str]:
         if phase is Phase.DRAW and not state.stock:
             yield "the seat to act must draw, but the stock is empty (R15)"
         return
-    if went_out is None:  # the stock ran out (R15)
-        if state.stock:
-            yield "the hand is over with nobody going out, yet the stock is not empty (R15)"
+    if went_out is None:  # the stock ran out (R15), or down to the cards left in it (R21)
+        reserve = state.rules.stock_reserve
+        if len(state.stock) > reserve:
+            left = f" beyond the {reserve} cards the rules leave in it (R15, R21)"
+            yield "the hand is over with nobody going out, yet the stock is not empty" + (
+                left if reserve else " (R15)"
+            )
         elif state.rules.extra_pile_becomes_stock and any(p is not None for p in state.extra_piles):
             yield "the stock ran out, but an untaken extra pile should have become the stock (R15)"
         return
