@@ -65,8 +65,9 @@ def _not_a_cache(field: attrs.Attribute[object], value: object) -> bool:
 
 class BuracoStateMachine(RuleBasedStateMachine):
     """Plays one hand by legal actions, illegal ones and hidden reshuffles, checking after each step
-    that the 108 cards are all there, that every listed action is legal, that earlier states never
-    changed, that the scores add up, and that views show what they must and nothing more.
+    that the 108 cards are all there, that the state validates, that every listed action is legal,
+    that earlier states never changed, that the scores add up, and that views show what they must
+    and nothing more.
 
     ``state`` is the state in play and ``history`` every state so far. Subclass it to test your own
     code: override the hooks (they do nothing here), add ``@rule()``s and ``@invariant()``s, and
