@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import buraco_rules as br
 from buraco_rules import variants
 from forging import forged
-from formats_games import CONFIG_IDS, CONFIGS, play, sample
+from formats_games import CONFIG_IDS, CONFIGS, play, play_match, sample
 
 FUZZ = int(os.environ.get("BURACO_FUZZ_EXAMPLES", "500"))
 """Examples of each fuzzer; set ``BURACO_FUZZ_EXAMPLES`` to fuzz longer than CI does."""
@@ -92,11 +92,14 @@ def test_a_customised_rule_set_is_written_in_full_with_every_field() -> None:
 def test_every_field_of_every_record_is_written_in_declared_order() -> None:
     state = br.new_game(variants.ITALIAN, 4, seed=2)
     record = br.GameRecord.from_game(state, ["draw"])
+    match = br.new_match(variants.ITALIAN, 2, seed=2)
     values = {
         "state": state,
         "view": br.view(state, 1),
         "score": br.score(state)[0],
         "record": record,
+        "match": match,
+        "match-record": br.MatchRecord.from_match(match, ["draw"]),
     }
     for kind, value in values.items():
         data = br.to_data(value)
@@ -268,7 +271,7 @@ JSON = st.recursive(
 
 
 @examples(FUZZ)
-@given(value=JSON, kind=st.sampled_from(["state", "view", "action", "rules", "score", "record"]))
+@given(value=JSON, kind=st.sampled_from(br.formats.KINDS))
 def test_fuzz_random_json_is_decoded_or_refused(value: object, kind: str) -> None:
     decode(json.dumps(value))
     if isinstance(value, dict):
@@ -291,6 +294,10 @@ def valid_documents() -> tuple[dict[str, Any], ...]:
         )
         docs.append(br.to_data(actions[len(actions) // 2]))
     docs.append(br.to_data(attrs.evolve(variants.ITALIAN, max_set_size=8)))
+    matches, actions = play_match(variants.BURACO_FECHADO, 2, 1)
+    hand_two = next(i for i, m in enumerate(matches) if m.finished_hands) + 10
+    docs += [br.to_data(matches[hand_two]), br.to_data(matches[-1])]
+    docs.append(br.to_data(br.MatchRecord.from_match(matches[0], actions[:hand_two])))
     return tuple(docs)
 
 
@@ -422,7 +429,7 @@ def test_every_json_example_of_the_docs_decodes_and_encodes_again() -> None:
         assert contained(json.loads(block), br.to_data(value))
         assert br.from_json(br.to_json(value)) == value
         kinds.add(json.loads(block)["type"])
-    assert kinds == {"state", "view", "action", "rules", "score", "record"}
+    assert kinds == set(br.formats.KINDS)
     documents = [br.from_json(b) for b in blocks]
     record = next(d for d in documents if isinstance(d, br.GameRecord))
     state = next(d for d in documents if isinstance(d, br.GameState))

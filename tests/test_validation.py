@@ -132,7 +132,7 @@ def test_validate_names_each_broken_invariant() -> None:
         attrs.evolve(state, melds=((forced,), ()), stock=tuple(pool)), "not laid as the engine"
     )
     over = attrs.evolve(state, phase=br.Phase.OVER)
-    refused_state(over, "stock is not empty")
+    refused_state(over, "stock has cards to draw")
 
 
 # --- rule sets ---------------------------------------------------------------------------------

@@ -35,11 +35,11 @@ _DECK_COUNTS: Final = Counter(DECK)
 
 def new_game(
     rules: RuleSet,
-    players: int | None = None,
+    players: object = None,
     *,
-    seed: int | None = None,
+    seed: object = None,
     deck: Iterable[Card | str] | None = None,
-    first_player: int = 0,
+    first_player: object = 0,
 ) -> GameState:
     """Deal a new hand (R1-R3).
 
@@ -66,6 +66,8 @@ def new_game(
     if (seed is None) == (deck is None):
         raise ValueError("give exactly one of seed= (a shuffled deck) or deck= (an explicit order)")
     if deck is None:
+        if not isinstance(seed, int | float | str | bytes | bytearray):
+            raise ValueError(f"seed must be an int, float, str or bytes, not {seed!r}")
         cards = list(DECK)
         random.Random(seed).shuffle(cards)
     else:
@@ -170,7 +172,7 @@ def is_legal(state: GameState | PlayerView | Match, action: object) -> bool:
 
 
 def why_illegal(
-    state: GameState | PlayerView | Match, action: object, player: int | None = None
+    state: GameState | PlayerView | Match, action: object, player: object = None
 ) -> IllegalAction | None:
     """The :class:`IllegalAction` that ``apply(state, action, player)`` would raise, or None.
 
@@ -190,10 +192,10 @@ def why_illegal(
 
 
 @overload
-def apply(state: GameState, action: object, player: int | None = None) -> GameState: ...
+def apply(state: GameState, action: object, player: object = None) -> GameState: ...
 @overload
-def apply(state: Match, action: object, player: int | None = None) -> Match: ...
-def apply(state: GameState | Match, action: object, player: int | None = None) -> GameState | Match:
+def apply(state: Match, action: object, player: object = None) -> Match: ...
+def apply(state: GameState | Match, action: object, player: object = None) -> GameState | Match:
     """The state after ``action``; ``state`` itself never changes.
 
     With ``player``, the action is also refused unless that seat is the one to act. Raises

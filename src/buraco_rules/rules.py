@@ -87,7 +87,12 @@ def optional(validator: Validator) -> Validator:
 
     def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
         if value is not None:
-            validator(instance, attribute, value)
+            try:
+                validator(instance, attribute, value)
+            except InvalidRules as error:
+                raise InvalidRules(
+                    str(error).replace(" must be ", " must be None or ", 1)
+                ) from None
 
     return check
 
@@ -240,10 +245,13 @@ class RuleSet:
         most = max(self.player_counts)
         face_up = int(self.discard_pile_starts_face_up)
         dealt = most * self.hand_size + 2 * self.extra_pile_size + face_up
-        if dealt + self.stock_reserve >= DECK_SIZE:
+        if DECK_SIZE - dealt <= self.stock_reserve:
+            reserve = (
+                f" beyond the {self.stock_reserve} never drawn (R21)" if self.stock_reserve else ""
+            )
             raise InvalidRules(
                 f"RuleSet.hand_size and extra_pile_size deal {most} × {self.hand_size} + 2 × "
                 f"{self.extra_pile_size}" + (" + 1 face up" if face_up else "") + f" = {dealt} "
-                f"cards, which with stock_reserve {self.stock_reserve} leaves no stock of the "
-                f"{DECK_SIZE} to draw from (R2, R3, R4, R21)"
+                f"cards, which leaves no stock of the {DECK_SIZE} to draw from{reserve} "
+                "(R2, R3, R4)"
             )

@@ -24,7 +24,7 @@ from typing import Final
 
 from .cards import DECK, Card
 from .errors import InvalidState
-from .going_out import has_required_canasta
+from .going_out import has_required_canasta, stock_exhausted
 from .melds import Meld, MeldKind, classify
 from .rules import RuleSet
 from .state import GameState, Phase
@@ -219,16 +219,12 @@ def _phase_problems(state: GameState) -> Iterator[str]:
         for s, hand in enumerate(state.hands):
             if not hand:
                 yield f"seat {s} holds no cards, but the hand goes on (R12, R13)"
-        if phase is Phase.DRAW and not state.stock:
-            yield "the seat to act must draw, but the stock is empty (R15)"
+        if phase is Phase.DRAW and stock_exhausted(state.rules, state.stock):
+            yield "the seat to act must draw, but the stock has no card to draw (R15, R21)"
         return
-    if went_out is None:  # the stock ran out (R15), or down to the cards left in it (R21)
-        reserve = state.rules.stock_reserve
-        if len(state.stock) > reserve:
-            left = f" beyond the {reserve} cards the rules leave in it (R15, R21)"
-            yield "the hand is over with nobody going out, yet the stock is not empty" + (
-                left if reserve else " (R15)"
-            )
+    if went_out is None:  # the stock ran out (R15)
+        if not stock_exhausted(state.rules, state.stock):
+            yield "the hand is over with nobody going out, yet the stock has cards to draw (R15)"
         elif state.rules.extra_pile_becomes_stock and any(p is not None for p in state.extra_piles):
             yield "the stock ran out, but an untaken extra pile should have become the stock (R15)"
         return

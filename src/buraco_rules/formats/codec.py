@@ -43,14 +43,16 @@ from .. import variants
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import DECK, Card, all_cards
 from ..determinize import canonical_state
+from ..engine import new_game
+from ..match import Match
 from ..melds import Meld, classify
 from ..rules import RuleSet
-from ..scoring import TeamScore
+from ..scoring import TeamScore, score
 from ..state import GameState
 from ..views import PlayerView, view
 from .errors import DecodeError, NotationError, quote
 from .notation import format_action, parse_action
-from .records import GameRecord
+from .records import GameRecord, MatchRecord
 
 __all__ = [
     "FORMAT",
@@ -440,8 +442,41 @@ def _check_view(seen: PlayerView) -> None:
         raise DecodeError("no game shows this view: its counts and cards do not agree")
 
 
+def _check_match(match: Match) -> None:
+    # Each state was checked as it was decoded; here they must make one match (R20).
+    hands = (*match.finished_hands, match.hand)
+    if any(h.rules != match.rules or h.players != match.players for h in hands):
+        raise DecodeError("the match's hands are not all of its rule set and player count")
+    if (
+        match.players not in match.rules.player_counts
+        or not 0 <= match.first_player < match.players
+    ):
+        raise DecodeError(
+            f"{match.rules.title} has no seat {match.first_player} of {match.players}"
+        )
+    for deck in match.decks or ():
+        try:
+            new_game(match.rules, match.players, deck=deck)
+        except ValueError as error:
+            raise DecodeError(f"decks: {error}") from None
+    if len(match.scores) != len(match.finished_hands):
+        raise DecodeError("the match has not one pair of scores per finished hand")
+    for k, (hand, pair) in enumerate(zip(match.finished_hands, match.scores, strict=True)):
+        if not hand.is_over or score(hand) != pair:
+            raise DecodeError(f"finished hand {k} is not over, or its scores are not its own")
+        played = attrs.evolve(
+            match, finished_hands=match.finished_hands[:k], scores=match.scores[:k]
+        )
+        if k and played.is_over:
+            raise DecodeError(f"the match was decided before hand {k} (R20)")
+    decided = match.hand.is_over and match.finished_hands[-1:] == (match.hand,)
+    if match.is_over != decided or (not match.is_over and match.hand.is_over):
+        raise DecodeError("the hand in play does not match whether the match is decided (R20)")
+
+
 _CHECKS[GameState] = _check_state
 _CHECKS[PlayerView] = _check_view
+_CHECKS[Match] = _check_match
 
 
 # --- documents ------------------------------------------------------------------------------------
@@ -453,10 +488,12 @@ def _kinds() -> dict[str, type]:
         "view": PlayerView,
         "score": TeamScore,
         "record": GameRecord,
+        "match": Match,
+        "match-record": MatchRecord,
     }
 
 
-KINDS: Final = ("state", "view", "action", "rules", "score", "record")
+KINDS: Final = ("state", "view", "action", "rules", "score", "record", "match", "match-record")
 """The ``"type"`` of each kind of document."""
 _HEADER: Final = frozenset({"format", "type"})
 _TYPE_OF: Final = {cls: kind for kind, cls in _kinds().items()}

@@ -10,7 +10,7 @@ install it with ``pip install 'buraco-rules[testing]'``.
 ... @given(game_states(max_steps=30))
 ... def test_every_state_has_a_move_until_the_end(state):
 ...     if not (state.is_over or br.legal_actions(state)):
-...         raise RuntimeError("a live state with no legal action")
+...         raise RuntimeError("a hand in play with no legal action")
 >>> test_every_state_has_a_move_until_the_end()
 """
 

@@ -1,0 +1,25 @@
+"""The bot protocol: a bot chooses an action from a player's view, and from nothing else."""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, runtime_checkable
+
+from ..actions import Action
+from ..views import PlayerView
+
+__all__ = ["Bot"]
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """Anything with ``choose(view, rng) -> Action``.
+
+    ``view`` is the view of the seat to act (:func:`buraco_rules.view`): a bot never sees another
+    hand, the stock or a closed pile below its top. All its randomness comes from ``rng``, so a
+    game between bots is replayable from its seeds. The action returned must be legal in the view.
+    """
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        """The action to play in ``view``."""
+        ...

@@ -1,0 +1,92 @@
+"""``buraco-rules match``: a whole match between bots (R20), hand by hand with the running
+totals."""
+
+from __future__ import annotations
+
+import argparse
+import random
+from typing import Any
+
+from .. import apply, new_match, view
+from ..bots import Bot, bot_from_name
+from ..match import Match
+from ..simulate import seat_bots
+from .options import add_variant, bot_list, players_of, positive_int, whole_number
+
+__all__ = ["add_parser", "run"]
+
+MAX_HANDS = 100
+
+
+def add_parser(commands: Any) -> None:
+    """Add ``match`` to the subcommands."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "match",
+        help="a whole match between bots (R20), hand by hand",
+        description="Play hands between bots until a team reaches the variant's target (R20), "
+        "printing each hand's scores and the running totals.",
+    )
+    add_variant(parser, "buraco-fechado")
+    parser.add_argument(
+        "--bots",
+        type=bot_list,
+        default=("greedy", "greedy"),
+        metavar="A,B",
+        help="one bot per team or one per seat (default: greedy,greedy)",
+    )
+    parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
+    parser.add_argument(
+        "--max-hands",
+        type=positive_int,
+        default=MAX_HANDS,
+        help=f"stop after this many hands without a winner (default {MAX_HANDS})",
+    )
+    parser.set_defaults(run=run, parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the match and print it hand by hand."""
+    parser: argparse.ArgumentParser = args.parser
+    rules = args.variant
+    players = players_of(parser, rules, args.players)
+    try:
+        seats = seat_bots(args.bots, players)
+    except ValueError as error:
+        parser.error(f"--bots: {error}")
+    bots = [bot_from_name(name) for name in seats]
+    rng = random.Random(args.seed)
+    match = new_match(rules, players, seed=args.seed)
+    teams = [",".join(dict.fromkeys(seats[t::2])) for t in (0, 1)]
+    print(
+        f"{rules.title} match to {rules.match_target}, {players} players, seed {args.seed}: "
+        f"team 0 {teams[0]}, team 1 {teams[1]}"
+    )
+    print(f"{'hand':>4}  {'team 0':>7}  {'team 1':>7}  {'totals':>13}  ended")
+    while not match.is_over and len(match.scores) < args.max_hands:
+        match = _play_hand(match, bots, rng)
+        first, second = match.scores[-1]
+        last = match.finished_hands[-1]
+        ending = "stock exhausted" if last.went_out is None else f"team {last.went_out} went out"
+        total0, total1 = match.totals
+        print(
+            f"{len(match.scores):>4}  {first.total:>+7}  {second.total:>+7}  "
+            f"{total0:>6} {total1:>6}  {ending}"
+        )
+    total0, total1 = match.totals
+    if match.winner is None:
+        print(f"no winner after {len(match.scores)} hands: {total0} to {total1}")
+        return 0
+    print(
+        f"team {match.winner} ({teams[match.winner]}) wins the match {max(total0, total1)} to "
+        f"{min(total0, total1)} after {len(match.scores)} hands"
+    )
+    return 0
+
+
+def _play_hand(match: Match, bots: list[Bot], rng: random.Random) -> Match:
+    """The match after the bots play its current hand to the end."""
+    hands = len(match.scores)
+    while len(match.scores) == hands:
+        seat = match.hand.current_player
+        match = apply(match, bots[seat].choose(view(match.hand, seat), rng), player=seat)
+    return match

@@ -1,0 +1,182 @@
+"""``buraco-rules simulate``: bots against bots, with the statistics of the results."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import ExitStack, contextmanager
+from typing import Any, TextIO
+
+from ..simulate import Simulation, dask_executor, simulate
+from .options import add_variant, bot_list, players_of, positive_int, whole_number
+
+__all__ = ["add_parser", "format_table", "run"]
+
+DEFAULT_GAMES = 200
+
+
+def add_parser(commands: Any) -> None:
+    """Add ``simulate`` to the subcommands."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "simulate",
+        help="bots against bots: wins with confidence intervals, scores, speed",
+        description="Play hands between bots and print their statistics. The same seed gives "
+        "the same results whatever the number of workers.",
+    )
+    add_variant(parser, "buraco-fechado")
+    parser.add_argument(
+        "--games", type=positive_int, default=DEFAULT_GAMES, help=f"default {DEFAULT_GAMES}"
+    )
+    parser.add_argument(
+        "--bots",
+        type=bot_list,
+        default=("greedy", "random"),
+        metavar="A,B",
+        help="one bot per team (team 0 first) or one per seat: random, greedy, montecarlo "
+        "(default: greedy,random)",
+    )
+    parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
+    parser.add_argument(
+        "--workers", type=positive_int, default=1, help="processes to play in (default 1)"
+    )
+    parser.add_argument(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="play on a Dask cluster (needs the 'distributed' extra), e.g. tcp://10.0.0.1:8786",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run, parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the simulation the arguments describe and print its result."""
+    parser: argparse.ArgumentParser = args.parser
+    rules = args.variant
+    players = players_of(parser, rules, args.players)
+    if len(args.bots) not in (2, players):
+        parser.error(
+            f"--bots takes 2 bots (one per team) or {players} (one per seat), "
+            f"not {len(args.bots)}: {','.join(args.bots)}"
+        )
+    if args.dask_scheduler and args.workers != 1:
+        parser.error("give --workers or --dask-scheduler, not both")
+    show_progress = not args.json and sys.stderr.isatty()
+    with (
+        _executor(parser, args.workers, args.dask_scheduler) as executor,
+        _progress_bar(sys.stderr, enabled=show_progress) as progress,
+    ):
+        result = simulate(
+            rules,
+            players,
+            games=args.games,
+            bots=args.bots,
+            seed=args.seed,
+            executor=executor,
+            progress=progress,
+        )
+    summary = result.to_dict()
+    summary["workers"] = args.workers
+    if args.dask_scheduler:
+        summary["dask_scheduler"] = args.dask_scheduler
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        where = f"Dask at {args.dask_scheduler}" if args.dask_scheduler else _workers(args.workers)
+        print(format_table(result, where))
+    return 0
+
+
+def _workers(n: int) -> str:
+    return "1 worker" if n == 1 else f"{n} workers"
+
+
+@contextmanager
+def _executor(
+    parser: argparse.ArgumentParser, workers: int, scheduler: str | None
+) -> Iterator[Executor | None]:
+    if scheduler:
+        if importlib.util.find_spec("distributed") is None:
+            parser.error(
+                "--dask-scheduler needs Dask: python -m pip install 'buraco-rules[distributed]'"
+            )
+        with ExitStack() as stack:
+            try:
+                executor = stack.enter_context(dask_executor(scheduler))
+            except (OSError, TimeoutError, ValueError) as error:
+                parser.error(f"cannot reach the Dask scheduler at {scheduler}: {error}")
+            yield executor
+    elif workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            yield pool
+    else:
+        yield None
+
+
+@contextmanager
+def _progress_bar(stream: TextIO, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress callback drawing on ``stream`` (with rich, when it is installed), or None."""
+    if not enabled:
+        yield None
+        return
+    if importlib.util.find_spec("rich") is not None:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        with Progress(console=Console(file=stream), transient=True) as bar:
+            task = bar.add_task("playing", total=None)
+
+            def advance(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            yield advance
+        return
+
+    def draw(done: int, total: int) -> None:
+        filled = 30 * done // total
+        stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} hands")
+        stream.flush()
+
+    try:
+        yield draw
+    finally:
+        stream.write("\r" + " " * 60 + "\r")
+        stream.flush()
+
+
+def format_table(result: Simulation, where: str = "1 worker") -> str:
+    """The statistics of a simulation as a plain-text table."""
+    from .. import variants
+
+    title = variants.get(result.variant).title
+    lines = [
+        f"{title}, {result.players} players, {result.games} hands, seed {result.seed}",
+        "",
+        f"{'team':<6}{'bots':<20}{'wins':>6}{'win rate':>10}{'95 % CI':>17}"
+        f"{'mean score':>12}{'sd':>8}",
+    ]
+    for team in (0, 1):
+        rate, low, high = result.win_rate(team)
+        lines.append(
+            f"{team:<6}{result.team_bots[team]:<20}{result.wins[team]:>6}"
+            f"{rate * 100:>9.1f}%{f'{low * 100:.1f}-{high * 100:.1f} %':>17}"
+            f"{result.mean_score(team):>12.1f}{result.score_spread(team):>8.1f}"
+        )
+    endings = result.endings
+    games = result.games
+    per_move = ", ".join(
+        f"{name} {s * 1000:.2f} ms" for name, s in result.seconds_per_move().items()
+    )
+    lines += [
+        f"ties: {result.ties}",
+        "",
+        f"mean turns per hand: {result.mean_turns:.1f}",
+        "hands ended: "
+        + ", ".join(f"{how.replace('-', ' ')} {n} ({n / games:.0%})" for how, n in endings.items()),
+        f"time per move: {per_move}",
+        f"{result.seconds:.1f} s, {result.games_per_s:.1f} hands/s ({where})",
+    ]
+    return "\n".join(lines)
