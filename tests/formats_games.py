@@ -8,7 +8,7 @@ import random
 import buraco_rules as br
 from buraco_rules import variants
 
-VARIANTS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN)
+VARIANTS = tuple(variants.get(name) for name in variants.NAMES)
 CONFIGS = [(rules, n) for rules in VARIANTS for n in rules.player_counts]
 CONFIG_IDS = [f"{rules.name}-{n}p" for rules, n in CONFIGS]
 MAX_STEPS = 3000
@@ -62,3 +62,17 @@ def sample(states: list[br.GameState], k: int, seed: int) -> list[br.GameState]:
     rng = random.Random(seed)
     middle = states[1:-1]
     return [states[0], *rng.sample(middle, min(k, len(middle))), states[-1]]
+
+
+def play_match(
+    rules: br.RuleSet, players: int, seed: int
+) -> tuple[list[br.Match], list[br.Action]]:
+    """Every match state of a whole match played by :func:`greedy_choice`, and its actions."""
+    match = br.new_match(rules, players, seed=seed)
+    matches, actions = [match], []
+    while not match.is_over:
+        action = greedy_choice(match.hand, br.legal_actions(match))
+        match = br.apply(match, action)
+        matches.append(match)
+        actions.append(action)
+    return matches, actions

@@ -22,6 +22,7 @@ FIGURES = {
     "us_is_legal",
     "us_score",
     "us_view",
+    "us_json_round_trip",
     "bytes_per_retained_state",
 }
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import attrs
 import pytest
@@ -114,7 +115,9 @@ def probes(state: br.GameState, seat: int, rng: random.Random) -> list[object]:
         hidden += (extra or ())[:4]
 
     def some(cards: list[br.Card] | tuple[br.Card, ...], most: int = 4) -> list[br.Card]:
-        return rng.sample(list(cards), rng.randint(1, min(len(cards), most))) if cards else []
+        if not cards:  # an empty hand (the hand is over): a card from nowhere
+            return [rng.choice(CARDS)]
+        return rng.sample(list(cards), rng.randint(1, min(len(cards), most)))
 
     def index() -> int:
         return rng.randint(-1, len(melds) + 1)
@@ -142,8 +145,17 @@ def probes(state: br.GameState, seat: int, rng: random.Random) -> list[object]:
     if state.phase is not br.Phase.OVER and state.current_player == seat:
         actions = br.legal_actions(state)
         out += rng.sample(actions, min(len(actions), 6))
-    out += ["draw", None, br.Discard(None), br.AddToMeld("x", "5S"), br.TakeDiscardPile(5)]
+    out += ["draw", None, forged(br.Discard, None), forged(br.AddToMeld, "x", hand[:1])]
+    out += [forged(br.TakeDiscardPile, 5), forged(br.NewMeld, tuple(hidden[:3]) + (0.5,))]
     return out
+
+
+def forged(kind: type[object], *values: object) -> Any:
+    """An action object holding ``values`` past its constructor's checks."""
+    thing = object.__new__(kind)
+    for field, value in zip(attrs.fields(kind), values, strict=True):  # type: ignore[misc]
+        object.__setattr__(thing, field.name, value)
+    return thing
 
 
 def refusal(where: br.GameState | br.PlayerView, action: object, player: int) -> object:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
+import re
 from collections import Counter
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -17,7 +20,11 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
-from formats_games import CONFIG_IDS, CONFIGS, play, sample
+from forging import forged
+from formats_games import CONFIG_IDS, CONFIGS, play, play_match, sample
+
+FUZZ = int(os.environ.get("BURACO_FUZZ_EXAMPLES", "500"))
+"""Examples of each fuzzer; set ``BURACO_FUZZ_EXAMPLES`` to fuzz longer than CI does."""
 
 configs = pytest.mark.parametrize(("rules", "players"), CONFIGS, ids=CONFIG_IDS)
 
@@ -85,11 +92,14 @@ def test_a_customised_rule_set_is_written_in_full_with_every_field() -> None:
 def test_every_field_of_every_record_is_written_in_declared_order() -> None:
     state = br.new_game(variants.ITALIAN, 4, seed=2)
     record = br.GameRecord.from_game(state, ["draw"])
+    match = br.new_match(variants.ITALIAN, 2, seed=2)
     values = {
         "state": state,
         "view": br.view(state, 1),
         "score": br.score(state)[0],
         "record": record,
+        "match": match,
+        "match-record": br.MatchRecord.from_match(match, ["draw"]),
     }
     for kind, value in values.items():
         data = br.to_data(value)
@@ -216,7 +226,7 @@ def test_a_key_twice_is_refused() -> None:
 
 
 def test_to_data_refuses_what_has_no_format() -> None:
-    for value in (object(), br.Discard(1.5), {"format": 1}, None):
+    for value in (object(), forged(br.Discard, 1.5), {"format": 1}, None):
         with pytest.raises(TypeError):
             br.to_data(value)
 
@@ -260,8 +270,8 @@ JSON = st.recursive(
 )
 
 
-@examples(500)
-@given(value=JSON, kind=st.sampled_from(["state", "view", "action", "rules", "score", "record"]))
+@examples(FUZZ)
+@given(value=JSON, kind=st.sampled_from(br.formats.KINDS))
 def test_fuzz_random_json_is_decoded_or_refused(value: object, kind: str) -> None:
     decode(json.dumps(value))
     if isinstance(value, dict):
@@ -284,6 +294,10 @@ def valid_documents() -> tuple[dict[str, Any], ...]:
         )
         docs.append(br.to_data(actions[len(actions) // 2]))
     docs.append(br.to_data(attrs.evolve(variants.ITALIAN, max_set_size=8)))
+    matches, actions = play_match(variants.BURACO_FECHADO, 2, 1)
+    hand_two = next(i for i, m in enumerate(matches) if m.finished_hands) + 10
+    docs += [br.to_data(matches[hand_two]), br.to_data(matches[-1])]
+    docs.append(br.to_data(br.MatchRecord.from_match(matches[0], actions[:hand_two])))
     return tuple(docs)
 
 
@@ -344,7 +358,7 @@ def mutate(data: Any, path: tuple[object, ...], how: str, draw: st.DrawFn) -> An
 MUTATIONS = ["replace", "delete", "nudge", "cards", "cards", "cards", "copy"]
 
 
-@examples(1000)
+@examples(2 * FUZZ)
 @given(st.data())
 def test_fuzz_mutated_documents_are_decoded_consistently_or_refused(data: st.DataObject) -> None:
     doc = json.loads(json.dumps(data.draw(st.sampled_from(valid_documents()))))
@@ -378,3 +392,46 @@ def test_fuzz_every_single_card_change_of_a_state_is_refused() -> None:
                     sorted([*words[:i], card, *words[i + 1 :]], key=lambda c: br.Card(c))
                 )
                 refuse(data | {"hands": hands})
+
+
+def test_R10_a_view_no_game_could_show_is_refused() -> None:
+    states, _ = play(variants.BURACO_FECHADO, 2, 3, greedy=True)
+    state = next(s for s in states if len(s.discard_pile) >= 3)
+    data = br.to_data(br.view(state, 0))
+    assert br.from_data(data) == br.view(state, 0)
+    pile = " ".join(str(c) for c in state.discard_pile)
+    refuse(data | {"discard_pile": pile}, "no game shows this view")  # closed: the top only
+    refuse(data | {"stock_size": data["stock_size"] + 1}, "no game shows this view")
+    refuse(data | {"hand_sizes": [data["hand_sizes"][0]]}, "one per seat")
+    refuse(data | {"seat": 2}, "no seat 2")
+    hand = data["hand"].split()
+    refuse(data | {"hand": " ".join(["JK"] * 5 + hand[5:])}, "no game shows this view")
+
+
+# --- the documented examples ---------------------------------------------------------------------
+
+FORMATS_DOC = Path(__file__).resolve().parent.parent / "docs" / "formats.md"
+JSON_BLOCK = re.compile(r"^```json\n(.*?)^```", re.S | re.M)
+
+
+def contained(part: object, whole: object) -> bool:
+    """``part`` is ``whole``, but for fields with defaults that a later version may add."""
+    if isinstance(part, dict) and isinstance(whole, dict):
+        return all(k in whole and contained(v, whole[k]) for k, v in part.items())
+    return part == whole
+
+
+def test_every_json_example_of_the_docs_decodes_and_encodes_again() -> None:
+    blocks = JSON_BLOCK.findall(FORMATS_DOC.read_text(encoding="utf-8"))
+    kinds = set()
+    for block in blocks:
+        value = br.from_json(block)
+        assert contained(json.loads(block), br.to_data(value))
+        assert br.from_json(br.to_json(value)) == value
+        kinds.add(json.loads(block)["type"])
+    assert kinds == set(br.formats.KINDS)
+    documents = [br.from_json(b) for b in blocks]
+    record = next(d for d in documents if isinstance(d, br.GameRecord))
+    state = next(d for d in documents if isinstance(d, br.GameState))
+    assert br.replay(record)[-1] == state
+    assert next(d for d in documents if isinstance(d, br.PlayerView)) == br.view(state, 1)

@@ -164,6 +164,18 @@ def test_R22_semi_clean_canasta(cards, semi_clean):
         assert bonus(cards, FI) == 200
 
 
+def test_R22_a_mixed_run_becomes_semi_clean_when_its_gap_is_filled():
+    hand = "3S 4S 5S 6S 7S 8S 10S JK 9S 4H 5H"
+    state = deal(FI, [hand], face_up="KD")
+    state = play(state, br.DrawFromStock(), br.NewMeld("3S 4S 5S 6S 7S 8S 10S JK"))
+    assert not state.melds[0][0].is_semi_clean  # the joker stands for the 9
+    assert br.score(state)[0].canastas == 100
+    state = play(state, br.AddToMeld(0, "9S"))  # the 9 takes its place; the joker floats (R8)
+    meld = state.melds[0][0]
+    assert meld.is_semi_clean and meld.cards[-1] == br.JOKER
+    assert br.score(state)[0].canastas == 150
+
+
 def test_R22_semi_clean_is_not_clean_for_going_out():
     rules = attrs.evolve(F, canasta_bonuses=attrs.evolve(F.canasta_bonuses, semi_clean=150))
     meld = br.Meld.from_cards(C("3S 4S 5S 6S 7S 8S 9S JK"), rules)

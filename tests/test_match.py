@@ -49,6 +49,12 @@ def last_step(state, rng):
         state = after
 
 
+def retarget(match, target):
+    """``match`` with its rules' target changed (in the hand in play too)."""
+    rules = attrs.evolve(match.rules, match_target=target)
+    return attrs.evolve(match, rules=rules, hand=attrs.evolve(match.hand, rules=rules))
+
+
 def scored(total):
     """A hand's score worth ``total`` (for a match record built by hand)."""
     return br.TeamScore(
@@ -107,12 +113,7 @@ def test_R20_explicit_decks_are_dealt_in_turn():
     match = br.new_match(IT, 2, decks=decks)
     assert match.hand == br.new_game(IT, 2, deck=decks[0])
     rng = random.Random(0)
-    match = finish_hand(
-        attrs.evolve(
-            match, rules=attrs.evolve(IT, match_target=10**9), hand=attrs.evolve(match.hand)
-        ),
-        rng,
-    )
+    match = finish_hand(retarget(match, 10**9), rng)
     assert match.hand.hands == br.new_game(IT, 2, deck=decks[1], first_player=1).hands
     match = finish_hand(match, rng)
     assert match.hand.hands == br.new_game(IT, 2, deck=decks[0]).hands  # again from the first
@@ -125,7 +126,7 @@ def test_R20_match_ends_after_the_hand_that_reaches_the_target(rules):
     target = max(last[0].total, last[1].total)
     if last[0].total == last[1].total:
         pytest.skip("this hand's scores are equal")
-    match = attrs.evolve(match, rules=attrs.evolve(rules, match_target=target))
+    match = retarget(match, target)
     over = br.apply(match, action)
     assert over.is_over
     assert over.winner == (0 if last[0].total > last[1].total else 1)
@@ -140,7 +141,7 @@ def test_R20_match_ends_after_the_hand_that_reaches_the_target(rules):
 @pytest.mark.parametrize("rules", VARIANTS)
 def test_R20_below_the_target_another_hand_is_dealt(rules):
     match, action = match_before_last_hand(rules, [])
-    match = attrs.evolve(match, rules=attrs.evolve(rules, match_target=10**6))
+    match = retarget(match, 10**6)
     after = br.apply(match, action)
     assert not after.is_over and after.winner is None
     assert len(after.finished_hands) == 1 and after.finished_hands[0].is_over
@@ -205,6 +206,20 @@ def test_new_match_refuses_bad_arguments():
             br.new_match(IT, 4, **kwargs)
     with pytest.raises(ValueError):
         br.new_match(CS, 4, seed=1)
+
+
+def test_a_match_record_must_hang_together():
+    match = br.new_match(IT, 2, seed=1)
+    for changes in (
+        {"hand": "a hand"},
+        {"rules": F},
+        {"players": 4},
+        {"seed": None},
+        {"decks": (br.DECK,)},
+        {"scores": ((scored(0), scored(0)),)},
+    ):
+        with pytest.raises(ValueError):
+            attrs.evolve(match, **changes)
 
 
 def test_a_match_pickles_and_compares_by_value():
@@ -288,7 +303,12 @@ def test_random_matches_keep_their_books(config, seed, target, first):
     assert match.totals == tuple(sum(s[t].total for s in match.scores) for t in (0, 1))
     # No hand was played after the match was decided: every shorter record has no winner.
     for k in range(len(match.scores)):
-        assert attrs.evolve(match, scores=match.scores[:k]).winner is None
+        assert (
+            attrs.evolve(
+                match, scores=match.scores[:k], finished_hands=match.finished_hands[:k]
+            ).winner
+            is None
+        )
     for hand in match.finished_hands:
         assert hand.outcome is not None
     if match.is_over:

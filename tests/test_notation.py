@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -94,8 +95,23 @@ def test_what_is_not_a_string_is_a_notation_error(value: object) -> None:
         br.parse_action(value)  # type: ignore[arg-type]
 
 
+def forged(kind: type[object], *values: object) -> object:
+    """An action object holding ``values`` past its constructor's checks (which refuse them)."""
+    thing = object.__new__(kind)
+    for field, value in zip(attrs.fields(kind), values, strict=True):  # type: ignore[misc]
+        object.__setattr__(thing, field.name, value)
+    return thing
+
+
 @pytest.mark.parametrize(
-    "value", [None, "draw", br.Discard(1.0), br.NewMeld([1.5]), br.AddToMeld(True, "5S")]
+    "value",
+    [
+        None,
+        "draw",
+        forged(br.Discard, 1.0),
+        forged(br.NewMeld, (1.5,)),
+        forged(br.AddToMeld, True, br.parse_cards("5S")),
+    ],
 )
 def test_only_well_formed_actions_have_a_notation(value: object) -> None:
     with pytest.raises(br.NotationError):

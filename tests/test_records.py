@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
-from formats_games import CONFIG_IDS, CONFIGS, play
+from formats_games import CONFIG_IDS, CONFIGS, play, play_match
 
 DATA = Path(__file__).resolve().parent / "data"
 RECORDED = {  # file: (rules, players, seed)
@@ -166,3 +166,84 @@ def test_from_game_needs_the_first_state_of_a_hand() -> None:
 if __name__ == "__main__":
     write_recorded_games()
     sys.exit(0)
+
+
+# --- matches ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=CONFIGS, ids=CONFIG_IDS)
+def match_played(request: pytest.FixtureRequest) -> tuple[list[br.Match], list[br.Action]]:
+    rules, players = request.param
+    return play_match(rules, players, 17)
+
+
+def test_R20_a_match_round_trips_through_json_with_every_hand(
+    match_played: tuple[list[br.Match], list[br.Action]],
+) -> None:
+    matches, _ = match_played
+    last = matches[-1]
+    assert last.is_over and len(last.finished_hands) >= 1
+    for match in (matches[0], matches[len(matches) // 2], matches[-2], last):
+        text = br.to_json(match)
+        assert br.from_json(text) == match and br.to_json(br.from_json(text)) == text
+    assert br.from_json(br.to_json(last)).finished_hands == last.finished_hands
+
+
+def test_R20_a_match_record_replays_every_match_state_and_each_hand(
+    match_played: tuple[list[br.Match], list[br.Action]],
+) -> None:
+    matches, actions = match_played
+    record = br.MatchRecord.from_match(
+        matches[0], actions, names=["N", "E", "S", "W"][: matches[0].players]
+    )
+    assert record.scores == matches[-1].scores
+    assert br.replay(record) == tuple(matches)
+    assert br.from_json(br.to_json(record)) == record
+    hands = record.hands()
+    assert len(hands) == len(matches[-1].finished_hands)
+    for hand, finished, scores in zip(
+        hands, matches[-1].finished_hands, record.scores, strict=True
+    ):
+        assert br.replay(hand)[-1] == finished and hand.scores == scores
+        assert hand.names == record.names
+
+
+def test_R20_a_match_record_refuses_an_illegal_action_and_wrong_scores() -> None:
+    matches, actions = play_match(variants.CANASTA_STBL, 2, 5)
+    record = br.MatchRecord.from_match(matches[0], actions)
+    second_hand = next(i for i, m in enumerate(matches) if m.finished_hands)  # its first action
+    bad = [*actions[:second_hand], br.Discard("JK"), *actions[second_hand:]]  # before a draw
+    with pytest.raises(br.ReplayError) as info:
+        br.replay(attrs.evolve(record, actions=bad))
+    assert info.value.index == second_hand
+    assert isinstance(info.value.__cause__, br.IllegalAction)
+    assert record.scores is not None
+    first = record.scores[0]
+    wrong = ((attrs.evolve(first[0], table=first[0].table + 5), first[1]), *record.scores[1:])
+    with pytest.raises(br.ReplayError, match="scores"):
+        br.replay(attrs.evolve(record, scores=wrong))
+    with pytest.raises(br.InvalidRecord):
+        br.MatchRecord(rules=variants.CANASTA_STBL, players=2)  # neither a seed nor decks
+    with pytest.raises(br.InvalidRecord):
+        br.MatchRecord.from_match(matches[1], actions[1:])
+
+
+def test_R20_a_match_document_that_no_match_gives_is_refused() -> None:
+    matches, _ = play_match(variants.ITALIAN, 2, 3)
+    last = matches[-1]
+    assert len(last.finished_hands) >= 2
+    data = br.to_data(last)
+    twice = {"finished_hands": data["finished_hands"] * 2, "scores": data["scores"] * 2}
+    with pytest.raises(br.DecodeError, match="decided before"):
+        br.from_data(data | twice)
+    swapped = data["scores"][::-1]
+    with pytest.raises(br.DecodeError, match="not its own"):
+        br.from_data(data | {"scores": swapped})
+    with pytest.raises(br.DecodeError, match="one pair of scores"):
+        br.from_data(data | {"scores": data["scores"][:-1]})
+    middle = br.to_data(next(m for m in matches if m.finished_hands and not m.is_over))
+    with pytest.raises(br.DecodeError, match="in play"):
+        br.from_data(middle | {"hand": middle["finished_hands"][0]})
+    fibur = br.to_data(br.new_match(variants.ITALIAN_FIBUR, 2, seed=1))
+    with pytest.raises(br.DecodeError, match="rule"):
+        br.from_data(data | {"hand": fibur["hand"]})

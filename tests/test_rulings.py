@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
+import attrs
 import pytest
 
 import buraco_rules as br
@@ -44,6 +45,15 @@ def play(state, *actions):
         assert action in br.legal_actions(state), action
         state = br.apply(state, action)
     return state
+
+
+def forged(kind, *values):
+    """An action object holding ``values`` past its constructor's checks (as
+    ``object.__setattr__`` can force)."""
+    thing = object.__new__(kind)
+    for field, value in zip(attrs.fields(kind), values, strict=True):
+        object.__setattr__(thing, field.name, value)
+    return thing
 
 
 def refuse(state, action, code, player=None):
@@ -974,10 +984,10 @@ def test_error_empty_discard_pile():
         "draw",
         object(),
         42,
-        br.NewMeld([53, 54, 55]),
-        br.Discard(99),
-        br.AddToMeld("0", "6S"),
-        br.NewMeld([]),
+        forged(br.NewMeld, (53, 54, 55)),
+        forged(br.Discard, 99),
+        forged(br.AddToMeld, "0", br.parse_cards("6S")),
+        forged(br.NewMeld, ()),
         br.DrawFromStock,
     ],
     ids=[

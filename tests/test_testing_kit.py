@@ -5,14 +5,17 @@ actions and hidden reshuffles in all variants and player counts."""
 from __future__ import annotations
 
 import pickle
+import random
 from collections import Counter
 from typing import ClassVar
 
 import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import Phase as HypothesisPhase
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
+from hypothesis.stateful import run_state_machine_as_test
 
 import buraco_rules as br
 from buraco_rules import testing, variants
@@ -28,6 +31,7 @@ from buraco_rules.testing import (
     valid_melds,
     views,
 )
+from buraco_rules.testing.machine import _hidden_reshuffle
 
 VARIANTS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN)
 DECK_COUNTS = Counter(br.DECK)
@@ -242,19 +246,36 @@ TestEngineMachine.settings = settings(
 def test_the_machine_plays_every_kind_of_step() -> None:
     EngineMachine.applied.clear()
     run = settings(TestEngineMachine.settings, max_examples=6)
-    from hypothesis.stateful import run_state_machine_as_test
-
     run_state_machine_as_test(EngineMachine, settings=run)
     assert {"legal", "illegal", "reshuffle"} <= set(EngineMachine.applied)
 
 
 def test_a_hidden_reshuffle_keeps_the_view_and_moves_hidden_cards() -> None:
-    import random
-
-    from buraco_rules.testing.machine import _hidden_reshuffle
-
     state = br.new_game(variants.BURACO_FECHADO, 4, seed=3)
     other = _hidden_reshuffle(state, random.Random(1))
     assert br.view(other, 0) == br.view(state, 0)
     assert other.hands[1:] != state.hands[1:] and other.stock != state.stock
     assert cards_of(other) == DECK_COUNTS
+
+
+class CorruptsAnEarlierState(BuracoStateMachine):
+    """Changes a state after the machine has moved past it, as a buggy engine could."""
+
+    reshuffles = False
+
+    def on_apply(self, before: br.GameState, action: br.Action, after: br.GameState) -> None:
+        if len(self.history) == 3:
+            first = self.history[0][0]
+            object.__setattr__(first, "hands", (first.hands[1], *first.hands[1:]))
+
+
+def test_the_machine_catches_a_state_changed_after_the_fact() -> None:
+    run = settings(
+        max_examples=5,
+        stateful_step_count=10,
+        deadline=None,
+        database=None,
+        phases=[HypothesisPhase.generate],  # the failure is certain: no need to shrink it
+    )
+    with pytest.raises(AssertionError, match="changed"):
+        run_state_machine_as_test(CorruptsAnEarlierState, settings=run)

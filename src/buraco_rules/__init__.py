@@ -16,11 +16,12 @@ from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
 from .determinize import determinize, unseen_cards
 from .engine import apply, is_legal, legal_actions, new_game, why_illegal
-from .errors import ErrorCode, IllegalAction
+from .errors import ErrorCode, IllegalAction, InvalidRules, InvalidState, MalformedAction
 from .formats import (
     DecodeError,
     GameRecord,
     InvalidRecord,
+    MatchRecord,
     NotationError,
     ReplayError,
     format_action,
@@ -37,6 +38,7 @@ from .outcome import Outcome, Termination
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
+from .validate import validate
 from .views import PlayerView, view
 
 __all__ = [
@@ -56,7 +58,11 @@ __all__ = [
     "GameState",
     "IllegalAction",
     "InvalidRecord",
+    "InvalidRules",
+    "InvalidState",
+    "MalformedAction",
     "Match",
+    "MatchRecord",
     "Meld",
     "MeldKind",
     "NewMeld",
@@ -89,6 +95,7 @@ __all__ = [
     "to_data",
     "to_json",
     "unseen_cards",
+    "validate",
     "variants",
     "view",
     "why_illegal",

@@ -1,9 +1,11 @@
 """Actions: frozen value objects, each one event of a turn (R4).
 
 Cards are normalised to id order on construction, so equality never depends on the order given.
-Construction is lenient: notation strings are parsed, card ids (0-52) become their cards, and
-anything else is kept, wrapped so that it equals no card; it is :func:`buraco_rules.apply` that
-refuses what is not a legal action, with ``malformed-action`` for what is not a card.
+Construction is strict: a card is a :class:`Card` or its notation (``"5S"``), cards are a string
+of notations or an iterable of cards, a meld index is an ``int``, and anything else is a
+:class:`~buraco_rules.errors.MalformedAction` quoting the value. (An ``int`` is not a card: use
+``Card.from_id``.) Whether the action is legal (the team has that meld, the player those cards) is
+for :func:`buraco_rules.apply` to say.
 
 ``str(action)`` is the action notation (``docs/formats.md``), which
 :func:`buraco_rules.parse_action` reads back:
@@ -12,6 +14,10 @@ refuses what is not a legal action, with ``malformed-action`` for what is not a 
 True
 >>> str(AddToMeld(0, "8S")), str(TakeDiscardPile(NewMeld("5S 6S 7S")))
 ('add 0 8S', 'take meld 5S 6S 7S')
+>>> Discard(5)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+buraco_rules.errors.MalformedAction: Discard needs a card (...), not 5 (... use Card.from_id(5))
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any, TypeAlias
 import attrs
 
 from .cards import Card, parse_cards
+from .errors import MalformedAction
 
 __all__ = [
     "Action",
@@ -32,57 +39,80 @@ __all__ = [
 ]
 
 
-class NotACard:
-    """Stands in an action for a value that is no card (``1.0``, ``True``, ``None``...), so that
-    the action equals no legal action and ``apply`` refuses it as ``malformed-action``."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: object) -> None:
-        self.value = value
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __hash__(self) -> int:
-        return id(self)
-
-
-def _to_index(value: Any) -> Any:
-    # Like cards: True or 1.0 would equal meld index 1, so anything but an int equals nothing.
-    return value if type(value) is int else NotACard(value)
-
-
 def _text(cards: object) -> str:
     return " ".join(map(str, cards)) if isinstance(cards, tuple) else str(cards)
 
 
-def _to_card(value: Any) -> Any:
-    # A Card is an int, so a card id, or a float or bool equal to one, would compare equal to its
-    # card: ids become their cards, and other values are wrapped so that they equal nothing.
+def _quote(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _card(value: object, where: str) -> Card:
     if type(value) is Card:
         return value
     if isinstance(value, str):
-        return Card.parse(value)
+        try:
+            return Card.parse(value)
+        except ValueError as error:
+            raise MalformedAction(f"{where}: {error}") from None
+    hint = ""
     if type(value) is int and 0 <= value <= 52:
-        return Card.from_id(value)
-    return NotACard(value)
+        hint = f" (a card id? use Card.from_id({value}))"
+    raise MalformedAction(
+        f"{where} needs a card (a Card or notation such as '5S'), not {_quote(value)}{hint}"
+    )
 
 
-def _to_cards(value: Any) -> Any:
+def _cards(value: object, where: str) -> tuple[Card, ...]:
     if isinstance(value, str):
-        return tuple(sorted(parse_cards(value)))
-    try:
-        items = tuple(_to_card(x) for x in value)
-    except TypeError:
-        return NotACard(value)  # not iterable: apply reports it
-    try:
-        return tuple(sorted(items))
-    except TypeError:
-        return items
+        try:
+            items: tuple[object, ...] = parse_cards(value)
+        except ValueError as error:
+            raise MalformedAction(f"{where}: {error}") from None
+    elif isinstance(value, Card) or not hasattr(value, "__iter__"):
+        raise MalformedAction(
+            f"{where} needs cards (notation such as '5S 6S 7S', or a list of cards), "
+            f"not {_quote(value)}"
+        )
+    else:
+        try:
+            items = tuple(value)
+        except Exception:
+            raise MalformedAction(f"{where} needs cards, not {_quote(value)}") from None
+    if not items:
+        raise MalformedAction(f"{where} needs at least one card, not {_quote(value)}")
+    return tuple(sorted([c if type(c) is Card else _card(c, where) for c in items]))
+
+
+def _new_meld_cards(value: Any) -> tuple[Card, ...]:
+    return _cards(value, "NewMeld")
+
+
+def _add_cards(value: Any) -> tuple[Card, ...]:
+    return _cards(value, "AddToMeld")
+
+
+def _meld_index(value: Any) -> int:
+    # True or 1.0 would equal meld index 1: only an int is an index.
+    if type(value) is not int:
+        raise MalformedAction(f"AddToMeld needs a meld index (an int), not {_quote(value)}")
+    return value
+
+
+def _discard_card(value: Any) -> Card:
+    return _card(value, "Discard")
+
+
+def _take_meld(value: Any) -> NewMeld | AddToMeld | None:
+    if value is None or type(value) is NewMeld or type(value) is AddToMeld:
+        return value
+    raise MalformedAction(
+        f"TakeDiscardPile needs a NewMeld, an AddToMeld or None, not {_quote(value)}"
+    )
 
 
 @attrs.frozen(cache_hash=True)
@@ -97,7 +127,7 @@ class DrawFromStock:
 class NewMeld:
     """Lay down a new meld from the hand (R5)."""
 
-    cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
+    cards: tuple[Card, ...] = attrs.field(converter=_new_meld_cards)
 
     def __str__(self) -> str:
         return "meld " + _text(self.cards)
@@ -108,8 +138,8 @@ class AddToMeld:
     """Add cards from the hand to the team's meld number ``meld`` (an index into
     ``state.melds[team]``)."""
 
-    meld: int = attrs.field(converter=_to_index)
-    cards: tuple[Card, ...] = attrs.field(converter=_to_cards)
+    meld: int = attrs.field(converter=_meld_index)
+    cards: tuple[Card, ...] = attrs.field(converter=_add_cards)
 
     def __str__(self) -> str:
         return f"add {self.meld} " + _text(self.cards)
@@ -124,7 +154,7 @@ class TakeDiscardPile:
     (Italian Buraco) it must be None (R11).
     """
 
-    meld: NewMeld | AddToMeld | None = None
+    meld: NewMeld | AddToMeld | None = attrs.field(default=None, converter=_take_meld)
 
     def __str__(self) -> str:
         if self.meld is None:
@@ -136,7 +166,7 @@ class TakeDiscardPile:
 class Discard:
     """Discard one card, which ends the turn (R4)."""
 
-    card: Card = attrs.field(converter=_to_card)
+    card: Card = attrs.field(converter=_discard_card)
 
     def __str__(self) -> str:
         return f"discard {self.card}"

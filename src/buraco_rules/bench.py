@@ -24,6 +24,7 @@ from typing import Any
 
 from . import variants
 from .engine import apply, is_legal, legal_actions, new_game
+from .formats import from_json, to_json
 from .movegen import clear_caches
 from .rules import RuleSet
 from .scoring import score
@@ -142,6 +143,7 @@ def _op_round(rules: RuleSet, players: int, rng: random.Random, seconds: float) 
         "us_is_legal": _per_call(lambda p: is_legal(p[0], p[1]), pairs, share),
         "us_score": _per_call(score, states, share),
         "us_view": _per_call(lambda s: view(s, s.current_player), states, share),
+        "us_json_round_trip": _per_call(lambda s: from_json(to_json(s)), states, share),
     }
 
 

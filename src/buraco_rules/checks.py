@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import cast
 
 from .actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card
@@ -81,19 +82,16 @@ def check(state: GameState, action: object, player: object = None) -> Meld | Non
             if stock_exhausted(state.rules, state.stock):  # the turn change ends the hand first
                 raise IllegalAction(ErrorCode.EMPTY_STOCK, "no card may be drawn (R15, R21)")
             return None
-        assert isinstance(action, TakeDiscardPile)
-        return _check_take(state, action)
+        return _check_take(state, cast(TakeDiscardPile, action))
     if kind is NewMeld or kind is AddToMeld or kind is Discard:
         if state.phase is not Phase.PLAY:
             raise IllegalAction(
                 ErrorCode.WRONG_PHASE, "draw first: from the stock or the discard pile (R4)"
             )
         if kind is Discard:
-            assert isinstance(action, Discard)
-            _check_discard(state, action)
+            _check_discard(state, cast(Discard, action))
             return None
-        assert isinstance(action, NewMeld | AddToMeld)
-        return _check_meld(state, action)
+        return _check_meld(state, cast(NewMeld | AddToMeld, action))
     raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(action)} is not an action")
 
 
@@ -144,11 +142,11 @@ def _new_meld(
             raise IllegalAction(code, f"{what}: a meld may hold only one wildcard (R7)")
         kinds = "a run or a set" if state.rules.sets_allowed else "a run"
         raise IllegalAction(code, f"{what} is not {kinds} (R5, R6)")
-    if meld.kind is MeldKind.SET and any(m.rank == meld.rank for m in melds):
-        assert meld.rank is not None
+    rank = meld.rank
+    if meld.kind is MeldKind.SET and rank is not None and any(m.rank == rank for m in melds):
         raise IllegalAction(
             ErrorCode.DUPLICATE_SET,
-            f"your team already has a set of {meld.rank.label}s; add to it instead (R5)",
+            f"your team already has a set of {rank.label}s; add to it instead (R5)",
         )
     return (*melds, meld)
 
@@ -174,10 +172,9 @@ def _melds_after(
     state: GameState, action: NewMeld | AddToMeld, cards: tuple[Card, ...]
 ) -> tuple[Meld, ...]:
     melds = state.melds[state.current_player % 2]
-    if type(action) is NewMeld:
-        return _new_meld(state, cards, melds)
-    assert isinstance(action, AddToMeld)
-    return _add_to_meld(state, _meld_index(state, action.meld), cards, melds)
+    if isinstance(action, AddToMeld):
+        return _add_to_meld(state, _meld_index(state, action.meld), cards, melds)
+    return _new_meld(state, cards, melds)
 
 
 def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from contextlib import suppress
-from typing import TYPE_CHECKING, Final, NoReturn, overload
+from typing import TYPE_CHECKING, Final, NoReturn, TypeGuard, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -47,6 +47,10 @@ def new_game(
     full 108-card multiset in deal order: the hands of seats 0, 1, ... (11 cards each), the extra
     pile of team 0, then of team 1, then (when the rules turn one face up, R3) the first discard,
     then the stock, first card drawn first. A wrong player count, deck or seat is a ``ValueError``.
+
+    A seed replays the deal, so it is as secret as the hands: a seat that sees its own hand can
+    recover a small seed by trying them all. Deal real games from an unguessable one, kept on the
+    server, such as ``seed=secrets.randbits(128)``.
     """
     if not isinstance(rules, RuleSet):
         raise ValueError(f"rules must be a RuleSet, not {type(rules).__name__}")
@@ -256,12 +260,11 @@ def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState
         return None if result is None else transitions.take_with_meld(state, inner, result)
     if recipe is None or not _made_by(action, recipe):
         return None
-    assert isinstance(action, NewMeld | AddToMeld)  # what _made_by accepts
     result = result_of(state, recipe)
     return None if result is None else transitions.meld(state, action, result)
 
 
-def _made_by(action: object, recipe: Recipe) -> bool:
+def _made_by(action: object, recipe: Recipe) -> TypeGuard[NewMeld | AddToMeld]:
     """``action`` still holds the meld index and the very cards it was listed with."""
     index, cards = recipe
     if type(action) is NewMeld:

@@ -1,10 +1,13 @@
-"""The one exception that :func:`buraco_rules.apply` raises, and its machine-readable codes."""
+"""The exceptions of the engine: :class:`IllegalAction` (the one that :func:`buraco_rules.apply`
+raises) and its machine-readable codes, and the refusals of bad input elsewhere:
+:class:`MalformedAction` (action constructors), :class:`InvalidState` (``validate``) and
+:class:`InvalidRules` (``RuleSet`` construction)."""
 
 from __future__ import annotations
 
 import enum
 
-__all__ = ["ErrorCode", "IllegalAction"]
+__all__ = ["ErrorCode", "IllegalAction", "InvalidRules", "InvalidState", "MalformedAction"]
 
 
 class ErrorCode(enum.StrEnum):
@@ -59,3 +62,22 @@ class IllegalAction(ValueError):
 
     def __reduce__(self) -> tuple[object, tuple[ErrorCode, str]]:
         return (type(self), (self.code, str(self)))
+
+
+class MalformedAction(ValueError, TypeError):
+    """An action constructor was given something that is not a card (a :class:`Card` or its
+    notation), a list of cards, a meld index (an ``int``) or a meld; the message quotes it.
+
+    Both a ``ValueError`` and a ``TypeError``, so either ``except`` catches it.
+    """
+
+
+class InvalidState(ValueError):
+    """A :class:`GameState` breaks an invariant (``buraco_rules.validate`` names which), or a
+    step found it corrupt. States from ``new_game`` and ``apply`` never do."""
+
+
+class InvalidRules(ValueError):
+    """A :class:`RuleSet` field has a wrong type or value, or the fields together cannot be dealt
+    or played; the message names the field and the ruling. Raised on construction, so also by
+    ``attrs.evolve``."""

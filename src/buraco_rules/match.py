@@ -57,8 +57,18 @@ class Match:
     """Each finished hand's scores (:func:`buraco_rules.score` of its last state), in order."""
 
     def __attrs_post_init__(self) -> None:
+        # Cheap consistency checks: a Match built by hand must not break apply later.
+        if not isinstance(self.rules, RuleSet) or not isinstance(self.hand, GameState):
+            raise ValueError("a match needs a RuleSet and a GameState; start one with new_match")
+        hand = self.hand
+        if (hand.rules is not self.rules and hand.rules != self.rules) or (
+            hand.players != self.players
+        ):
+            raise ValueError("the hand in play must be dealt under the match's rules and players")
         if (self.seed is None) == (not self.decks):
             raise ValueError("a match has either a seed or a non-empty tuple of decks")
+        if len(self.scores) != len(self.finished_hands):
+            raise ValueError("a match needs one pair of scores per finished hand")
 
     @staticmethod
     def hand_seed(seed: int, k: int) -> int:

@@ -44,7 +44,7 @@ from .meldsearch import (
     with_top,
 )
 from .state import GameState, Phase, Recipe
-from .transitions import melds_with
+from .transitions import corrupt_hand, melds_with
 
 _CARDS: Final = all_cards()
 _SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
@@ -141,9 +141,9 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
         offer = suit_hand(hand, s, kinds)
         # A 2 of the run's own suit may also stand in its own place (R7).
         if might_start(offer, _OWN_PLACE[s][top], True) if wild else might_take(offer, top):
-            fixed = with_top(s, NOTHING_FIXED, top)
-            assert fixed is not None
-            found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
+            fixed = with_top(s, NOTHING_FIXED, top)  # never None: a new run has room
+            if fixed is not None:
+                found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
         for i, meld in enumerate(melds):
             if meld.suit != s:
                 continue
@@ -197,7 +197,8 @@ def _play_actions(state: GameState) -> Generated:
     for index, cards in _options(state, hand):
         if size - len(cards) < 2:  # R14 decides the big ones
             remaining = remove_cards(hand, cards)
-            assert remaining is not None
+            if remaining is None:
+                raise corrupt_hand(state)
             if not may_leave(
                 state,
                 team,
@@ -224,7 +225,8 @@ def _play_actions(state: GameState) -> Generated:
 
 def _melds_after(state: GameState, index: int, cards: tuple[Card, ...]) -> tuple[Meld, ...]:
     result = result_of(state, (index, cards))
-    assert result is not None
+    if result is None:
+        raise corrupt_hand(state)
     return melds_with(state.melds[state.current_player % 2], _meld_action(index, cards), result)
 
 
@@ -249,9 +251,9 @@ def _draw_actions(state: GameState) -> Generated:
     for index, cards in _take_options(state, hand, top):
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
             from_hand = remove_cards(cards, (top,))
-            assert from_hand is not None
-            remaining = remove_cards(hand, from_hand)
-            assert remaining is not None
+            remaining = None if from_hand is None else remove_cards(hand, from_hand)
+            if remaining is None:
+                raise corrupt_hand(state)
             if not may_keep_after_take(
                 state, team, remaining, rest, _melds_after(state, index, cards)
             ):

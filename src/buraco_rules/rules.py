@@ -1,15 +1,30 @@
 """The rule set: every ruling that differs between variants is a field here, never a name check.
 
 Build house rules with ``attrs.evolve(variants.BURACO_FECHADO, max_natural_aces_in_run=1)``.
+
+A rule set checks itself on construction (and so on ``attrs.evolve``): each field has a validator
+naming the field and its ruling (:func:`boolean`, :func:`integer`, ...), and
+:meth:`RuleSet.__attrs_post_init__` checks the fields together (a deal that fits in the deck, a
+default player count that is allowed). Anything wrong is an
+:class:`~buraco_rules.errors.InvalidRules`. A new field gets a validator the same way.
+
+>>> import attrs
+>>> from buraco_rules import variants
+>>> attrs.evolve(variants.BURACO_FECHADO, hand_size=0)
+Traceback (most recent call last):
+...
+buraco_rules.errors.InvalidRules: RuleSet.hand_size must be an int from 1, not 0 (R2)
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import attrs
 
 from .cards import JOKER, all_cards
+from .errors import InvalidRules
 
 __all__ = ["CanastaBonuses", "CardValues", "RuleSet"]
 
@@ -17,17 +32,85 @@ CANASTA_SIZE: Final = 7
 """A meld of this many cards or more is a canasta (R9)."""
 MIN_MELD_SIZE: Final = 3
 """The fewest cards a meld may hold (R5)."""
+DECK_SIZE: Final = 108
+"""Two 54-card decks (R2)."""
+MAX_SET_SIZE: Final = 9
+"""The most cards a set can ever hold: the 8 natural copies of a rank and one wildcard (R2, R5,
+R7)."""
+
+Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+
+
+def _refuse(instance: object, attribute: attrs.Attribute[Any], wanted: str, value: object) -> None:
+    ruling = attribute.metadata.get("ruling", "")
+    suffix = f" ({ruling})" if ruling else ""
+    raise InvalidRules(
+        f"{type(instance).__name__}.{attribute.name} must be {wanted}, not {value!r}{suffix}"
+    )
+
+
+def boolean(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Validator: ``value`` is True or False (not 0 or 1)."""
+    if type(value) is not bool:
+        _refuse(instance, attribute, "True or False", value)
+
+
+def integer(low: int, high: int | None = None) -> Validator:
+    """Validator: ``value`` is an ``int`` (not a bool) from ``low`` to ``high`` (if given)."""
+    wanted = f"an int from {low}" + ("" if high is None else f" to {high}")
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if type(value) is not int or value < low or (high is not None and value > high):
+            _refuse(instance, attribute, wanted, value)
+
+    return check
+
+
+def text(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Validator: ``value`` is a non-empty ``str``."""
+    if type(value) is not str or not value.strip():
+        _refuse(instance, attribute, "a non-empty str", value)
+
+
+def instance_of(kind: type[object]) -> Validator:
+    """Validator: ``value`` is a ``kind``."""
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if not isinstance(value, kind):
+            _refuse(instance, attribute, f"a {kind.__name__}", value)
+
+    return check
+
+
+def optional(validator: Validator) -> Validator:
+    """Validator: ``value`` is None or passes ``validator``."""
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if value is not None:
+            try:
+                validator(instance, attribute, value)
+            except InvalidRules as error:
+                raise InvalidRules(
+                    str(error).replace(" must be ", " must be None or ", 1)
+                ) from None
+
+    return check
+
+
+def ruled(ruling: str, validator: Validator, **kwargs: Any) -> Any:
+    """An ``attrs.field`` checked by ``validator``, whose errors cite ``ruling``."""
+    return attrs.field(validator=validator, metadata={"ruling": ruling}, **kwargs)
 
 
 @attrs.frozen
 class CardValues:
     """Points of each card, counted on the table and against the hand (R17)."""
 
-    joker: int
-    two: int
-    ace: int
-    eight_to_king: int
-    three_to_seven: int
+    joker: int = ruled("R17", integer(0))
+    two: int = ruled("R17", integer(0))
+    ace: int = ruled("R17", integer(0))
+    eight_to_king: int = ruled("R17", integer(0))
+    three_to_seven: int = ruled("R17", integer(0))
 
     def by_id(self) -> tuple[int, ...]:
         """The value of each of the 53 cards, indexed by card id."""
@@ -52,79 +135,85 @@ class CardValues:
 class CanastaBonuses:
     """Bonus for each canasta, by kind; a canasta scores only its highest kind (R18)."""
 
-    mixed: int
+    mixed: int = ruled("R18", integer(0))
     """A canasta holding a wildcard."""
-    clean: int
+    clean: int = ruled("R18", integer(0))
     """A canasta with no wildcard."""
-    all_ranks: int
+    all_ranks: int = ruled("R18", integer(0))
     """A clean run of all thirteen ranks (13 cards)."""
-    ace_to_ace: int
+    ace_to_ace: int = ruled("R18", integer(0))
     """A clean run from ace to ace (14 cards)."""
-    semi_clean: int | None = None
+    semi_clean: int | None = ruled("R22", optional(integer(0)), default=None)
     """R22: a semi-clean canasta (:attr:`Meld.is_semi_clean <buraco_rules.Meld.is_semi_clean>`),
     or None where the rules have no such kind and it scores as mixed."""
 
 
-def _check_player_counts(
-    instance: RuleSet, attribute: attrs.Attribute[object], value: object
-) -> None:
-    if not isinstance(value, tuple) or not value or any(n not in (2, 4) for n in value):
-        raise ValueError(
-            f"player_counts must be a non-empty tuple drawn from (2, 4), not {value!r}"
-        )
+def _player_counts(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if (
+        type(value) is not tuple
+        or not value
+        or any(type(n) is not int or n not in (2, 4) for n in value)
+        or len(set(value)) != len(value)
+    ):
+        _refuse(instance, attribute, "a non-empty tuple of distinct counts from (2, 4)", value)
 
 
 @attrs.frozen(kw_only=True)
 class RuleSet:
     """Everything a variant decides. Each field names the ruling (``R``-id) it implements."""
 
-    name: str
+    name: str = ruled("", text)
     """Short name, as accepted by ``variants.get``."""
-    title: str
+    title: str = ruled("", text)
     """The variant's name for people."""
-    player_counts: tuple[int, ...] = attrs.field(validator=_check_player_counts)
+    player_counts: tuple[int, ...] = ruled("R1", _player_counts)
     """R1: the allowed numbers of players."""
-    default_players: int
+    default_players: int = ruled("R1", integer(2, 4))
     """R1: the number of players when none is given."""
-    hand_size: int = 11
+    hand_size: int = ruled("R2", integer(1), default=11)
     """R2: cards dealt to each player."""
-    extra_pile_size: int = 11
-    """R2: cards in each team's extra pile (morto, pozzetto)."""
-    discard_pile_starts_face_up: bool
+    extra_pile_size: int = ruled("R2, R12", integer(2), default=11)
+    """R2: cards in each team's extra pile (morto, pozzetto). At least 2: a player who takes a
+    smaller one directly could be left with one card they may not discard (R12-R14)."""
+    discard_pile_starts_face_up: bool = ruled("R3", boolean)
     """R3: a card is turned face up to start the discard pile."""
-    sets_allowed: bool
+    sets_allowed: bool = ruled("R5", boolean)
     """R5: melds of one rank (sets) are allowed, besides runs."""
-    max_set_size: int = 9
+    max_set_size: int = ruled("R5", integer(MIN_MELD_SIZE, MAX_SET_SIZE), default=MAX_SET_SIZE)
     """R5: the most cards a set may hold."""
-    max_natural_aces_in_run: int
+    max_natural_aces_in_run: int = ruled("R6", integer(1, 2))
     """R6: natural aces a run may hold (2 lets a run span ace to ace)."""
-    closed_discard_pile: bool
+    closed_discard_pile: bool = ruled("R10", boolean)
     """R10: taking the pile needs its top card in a meld at once; otherwise it is open (R11)."""
-    single_taken_card_discard_banned: bool
+    single_taken_card_discard_banned: bool = ruled("R11", boolean)
     """R11: a pile of one card, once taken, may not be discarded again in the same turn."""
-    going_out_needs_clean_canasta: bool
+    going_out_needs_clean_canasta: bool = ruled("R13", boolean)
     """R13: ending the hand needs a clean canasta (otherwise any canasta)."""
-    may_go_out_by_melding: bool
+    may_go_out_by_melding: bool = ruled("R13", boolean)
     """R13: the hand may end by melding the last card (otherwise only by discarding it)."""
-    may_go_out_discarding_wildcard: bool
+    may_go_out_discarding_wildcard: bool = ruled("R13", boolean)
     """R13: the last card, discarded to end the hand, may be a wildcard."""
-    extra_pile_becomes_stock: bool
+    extra_pile_becomes_stock: bool = ruled("R15", boolean)
     """R15: when the stock runs out, an untaken extra pile becomes the stock."""
-    stock_reserve: int = 0
+    stock_reserve: int = ruled("R21", integer(0), default=0)
     """R21: cards at the bottom of the stock that are never drawn: the hand ends when the player
     to draw finds this many or fewer (0: only an empty stock ends it, R15)."""
-    going_out_bonus: int = 100
+    going_out_bonus: int = ruled("R16", integer(0), default=100)
     """R16: points for the team that ends the hand by going out."""
-    extra_pile_penalty: int = 100
+    extra_pile_penalty: int = ruled("R16", integer(0), default=100)
     """R16: points lost by a team that never took its extra pile."""
-    untouched_extra_pile_is_void: bool = True
+    untouched_extra_pile_is_void: bool = ruled("R19, R23", boolean, default=True)
     """R19, R23: an extra pile taken by discarding and still untouched when the opponents end the
     hand counts as never taken (True), or as taken, its cards lost as cards held (False)."""
-    card_values: CardValues
+    card_values: CardValues = attrs.field(
+        validator=instance_of(CardValues), metadata={"ruling": "R17"}
+    )
     """R17: the points of each card."""
-    canasta_bonuses: CanastaBonuses
+    canasta_bonuses: CanastaBonuses = attrs.field(
+        validator=instance_of(CanastaBonuses), metadata={"ruling": "R18"}
+    )
     """R18: the bonus of each kind of canasta."""
-    match_target: int
+    match_target: int = ruled("R20", integer(1))
     """R20: the total that wins a match."""
     value_by_id: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
     """R17 as a table indexed by card id (derived from ``card_values``)."""
@@ -141,12 +230,28 @@ class RuleSet:
 
     @value_by_id.default
     def _value_by_id(self) -> tuple[int, ...]:
-        return self.card_values.by_id()
+        # Computed before the validators run: a card_values that is no CardValues is refused
+        # by its validator, not here.
+        values = self.card_values
+        return values.by_id() if isinstance(values, CardValues) else ()
 
     def __attrs_post_init__(self) -> None:
+        """The checks of fields together (each field's own are its validator)."""
         if self.default_players not in self.player_counts:
-            raise ValueError(
-                f"default_players {self.default_players} is not one of {self.player_counts}"
+            raise InvalidRules(
+                f"RuleSet.default_players must be one of player_counts {self.player_counts}, "
+                f"not {self.default_players!r} (R1)"
             )
-        if self.max_natural_aces_in_run not in (1, 2):
-            raise ValueError("max_natural_aces_in_run must be 1 or 2")
+        most = max(self.player_counts)
+        face_up = int(self.discard_pile_starts_face_up)
+        dealt = most * self.hand_size + 2 * self.extra_pile_size + face_up
+        if DECK_SIZE - dealt <= self.stock_reserve:
+            reserve = (
+                f" beyond the {self.stock_reserve} never drawn (R21)" if self.stock_reserve else ""
+            )
+            raise InvalidRules(
+                f"RuleSet.hand_size and extra_pile_size deal {most} × {self.hand_size} + 2 × "
+                f"{self.extra_pile_size}" + (" + 1 face up" if face_up else "") + f" = {dealt} "
+                f"cards, which leaves no stock of the {DECK_SIZE} to draw from{reserve} "
+                "(R2, R3, R4)"
+            )

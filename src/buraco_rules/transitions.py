@@ -8,6 +8,7 @@ from typing import Any
 
 from .actions import AddToMeld, NewMeld
 from .cards import Card
+from .errors import InvalidState
 from .going_out import banned_after, remove_cards, stock_exhausted
 from .melds import Meld
 from .state import GameState, Phase
@@ -50,9 +51,9 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
     team = seat % 2
     pile = state.discard_pile
     from_hand = remove_cards(inner.cards, (pile[-1],))
-    assert from_hand is not None
-    remaining = remove_cards(state.hands[seat], from_hand)
-    assert remaining is not None
+    remaining = None if from_hand is None else remove_cards(state.hands[seat], from_hand)
+    if remaining is None:
+        raise corrupt_hand(state)
     hand = tuple(sorted(remaining + pile[:-1]))
     after = replace(
         state,
@@ -69,7 +70,8 @@ def meld(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> GameSta
     seat = state.current_player
     team = seat % 2
     remaining = remove_cards(state.hands[seat], action.cards)
-    assert remaining is not None
+    if remaining is None:
+        raise corrupt_hand(state)
     after = replace(
         state,
         hands=set_item(state.hands, seat, remaining),
@@ -83,10 +85,9 @@ def melds_with(
     melds: tuple[Meld, ...], action: NewMeld | AddToMeld, result: Meld
 ) -> tuple[Meld, ...]:
     """The team's ``melds`` once ``action`` has made ``result`` (appended, or in place)."""
-    if type(action) is NewMeld:
-        return (*melds, result)
-    assert isinstance(action, AddToMeld)
-    return melds[: action.meld] + (result,) + melds[action.meld + 1 :]
+    if isinstance(action, AddToMeld):
+        return melds[: action.meld] + (result,) + melds[action.meld + 1 :]
+    return (*melds, result)
 
 
 def _emptied_by_meld(state: GameState) -> GameState:
@@ -110,7 +111,8 @@ def discard(state: GameState, card: Card) -> GameState:
     seat = state.current_player
     team = seat % 2
     remaining = remove_cards(state.hands[seat], (card,))
-    assert remaining is not None
+    if remaining is None:
+        raise corrupt_hand(state)
     hands = set_item(state.hands, seat, remaining)
     discard_pile = (*state.discard_pile, card)
     extra_piles = state.extra_piles
@@ -163,6 +165,15 @@ def discard(state: GameState, card: Card) -> GameState:
         extra_pile_taken=extra_pile_taken,
         untouched_extra_pile=untouched,
         taken_single_card=None,
+    )
+
+
+def corrupt_hand(state: GameState) -> InvalidState:
+    """The error for a hand that lacks the cards of a listed action: only a state not made by the
+    engine (an unsorted hand, say) shows it, and it must not be turned into a wrong state."""
+    return InvalidState(
+        f"seat {state.current_player}'s hand is corrupt (not sorted, or not the cards it should "
+        "be); check the state with validate()"
     )
 
 

@@ -42,14 +42,17 @@ import attrs
 from .. import variants
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import DECK, Card, all_cards
+from ..determinize import canonical_state
+from ..engine import new_game
+from ..match import Match
 from ..melds import Meld, classify
 from ..rules import RuleSet
-from ..scoring import TeamScore
+from ..scoring import TeamScore, score
 from ..state import GameState
-from ..views import PlayerView
+from ..views import PlayerView, view
 from .errors import DecodeError, NotationError, quote
 from .notation import format_action, parse_action
-from .records import GameRecord
+from .records import GameRecord, MatchRecord
 
 __all__ = [
     "FORMAT",
@@ -68,8 +71,8 @@ MAX_JSON_CHARS: Final = 1_000_000
 """Longer documents are refused unread (a whole match with every hand takes some tens of kB)."""
 MAX_DEPTH: Final = 32
 """Documents nested deeper are refused before they are parsed (the formats nest 6 deep)."""
-_MAX_INT: Final = 2**64
-"""Integers are refused beyond ± this (a seed is the largest number in a document)."""
+_MAX_INT: Final = 2**256
+"""Integers are refused beyond ± this (a match's seed is the largest number in a document)."""
 _MAX_CARDS: Final = len(DECK)
 _MAX_ITEMS: Final = 10_000
 """No list of a document is longer (a hand has some hundreds of actions)."""
@@ -213,9 +216,7 @@ def _enum_codec(cls: type[enum.Enum]) -> tuple[Encoder, Decoder]:
 
 
 def _encode_rules(rules: RuleSet) -> Any:
-    if rules.name in variants.NAMES and variants.get(rules.name) == rules:
-        return rules.name
-    return _object_codec(RuleSet)[0](rules)
+    return rules.name if rules.is_preset else _object_codec(RuleSet)[0](rules)
 
 
 def _decode_rules(value: Any, ctx: _Context) -> RuleSet:
@@ -227,7 +228,7 @@ def _decode_rules(value: Any, ctx: _Context) -> RuleSet:
         rules = variants.get(value)
     else:
         rules = _object_codec(RuleSet)[1](value, ctx)
-        if rules.name in variants.NAMES and variants.get(rules.name) == rules:
+        if rules.is_preset:
             rules = variants.get(rules.name)  # the very preset object, as variants.get gives it
     ctx.rules = rules
     return rules
@@ -423,30 +424,59 @@ def _check_state(state: GameState) -> None:
 
 
 def _check_view(seen: PlayerView) -> None:
+    # A view is consistent when it is the view of a consistent state: its canonical state
+    # (the unseen cards dealt in a fixed order) must be one, and must show exactly this view.
     players = seen.players
-    if players not in seen.rules.player_counts:
-        raise DecodeError(f"{seen.rules.title} is not played by {players} players")
-    if not (0 <= seen.seat < players and 0 <= seen.current_player < players):
-        raise DecodeError("a seat of the view does not exist")
-    if len(seen.hand_sizes) != players or seen.hand_sizes[seen.seat] != len(seen.hand):
-        raise DecodeError("the hand sizes do not match the hand or the number of players")
-    if list(seen.hand) != sorted(seen.hand):
-        raise DecodeError("the hand is not sorted")
+    if players not in seen.rules.player_counts or not 0 <= seen.seat < players:
+        raise DecodeError(f"{seen.rules.title} has no seat {seen.seat} of {players} players")
     sizes = [*seen.hand_sizes, seen.stock_size, seen.discard_pile_size]
-    sizes += [s for s in seen.extra_pile_sizes if s is not None]
-    meld_cards = [c for team in seen.melds for m in team for c in m.cards]
-    if any(s < 0 for s in sizes) or sum(sizes) + len(meld_cards) != len(DECK):
-        raise DecodeError("the view's card counts do not add up to the 108 cards of the deck (R2)")
-    visible = seen.rules.closed_discard_pile and seen.discard_pile_size > 1
-    shown = 1 if visible else seen.discard_pile_size
-    if len(seen.discard_pile) != shown:
-        raise DecodeError("the view shows more or less of the discard pile than its rules do")
-    if Counter(seen.hand + seen.discard_pile + tuple(meld_cards)) - _DECK_COUNTS:
-        raise DecodeError("the view shows a card more often than the deck holds it (R2)")
+    sizes += [n for n in seen.extra_pile_sizes if n is not None]
+    if len(seen.hand_sizes) != players or any(n < 0 for n in sizes):
+        raise DecodeError("the view's card counts are not one per seat, or negative")
+    try:
+        state = canonical_state(seen)
+    except ValueError as error:
+        raise DecodeError(f"no game shows this view: {error}") from None
+    _check_state(state)
+    if view(state, seen.seat) != seen:
+        raise DecodeError("no game shows this view: its counts and cards do not agree")
+
+
+def _check_match(match: Match) -> None:
+    # Each state was checked as it was decoded; here they must make one match (R20).
+    hands = (*match.finished_hands, match.hand)
+    if any(h.rules != match.rules or h.players != match.players for h in hands):
+        raise DecodeError("the match's hands are not all of its rule set and player count")
+    if (
+        match.players not in match.rules.player_counts
+        or not 0 <= match.first_player < match.players
+    ):
+        raise DecodeError(
+            f"{match.rules.title} has no seat {match.first_player} of {match.players}"
+        )
+    for deck in match.decks or ():
+        try:
+            new_game(match.rules, match.players, deck=deck)
+        except ValueError as error:
+            raise DecodeError(f"decks: {error}") from None
+    if len(match.scores) != len(match.finished_hands):
+        raise DecodeError("the match has not one pair of scores per finished hand")
+    for k, (hand, pair) in enumerate(zip(match.finished_hands, match.scores, strict=True)):
+        if not hand.is_over or score(hand) != pair:
+            raise DecodeError(f"finished hand {k} is not over, or its scores are not its own")
+        played = attrs.evolve(
+            match, finished_hands=match.finished_hands[:k], scores=match.scores[:k]
+        )
+        if k and played.is_over:
+            raise DecodeError(f"the match was decided before hand {k} (R20)")
+    decided = match.hand.is_over and match.finished_hands[-1:] == (match.hand,)
+    if match.is_over != decided or (not match.is_over and match.hand.is_over):
+        raise DecodeError("the hand in play does not match whether the match is decided (R20)")
 
 
 _CHECKS[GameState] = _check_state
 _CHECKS[PlayerView] = _check_view
+_CHECKS[Match] = _check_match
 
 
 # --- documents ------------------------------------------------------------------------------------
@@ -458,10 +488,12 @@ def _kinds() -> dict[str, type]:
         "view": PlayerView,
         "score": TeamScore,
         "record": GameRecord,
+        "match": Match,
+        "match-record": MatchRecord,
     }
 
 
-KINDS: Final = ("state", "view", "action", "rules", "score", "record")
+KINDS: Final = ("state", "view", "action", "rules", "score", "record", "match", "match-record")
 """The ``"type"`` of each kind of document."""
 _HEADER: Final = frozenset({"format", "type"})
 _TYPE_OF: Final = {cls: kind for kind, cls in _kinds().items()}

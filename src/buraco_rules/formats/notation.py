@@ -35,6 +35,7 @@ from ..cards import Card
 from ..checks import describe, well_formed
 from ..engine import why_illegal
 from ..state import GameState
+from ..views import PlayerView
 from .errors import NotationError, quote
 
 __all__ = ["MAX_NOTATION_CHARS", "format_action", "parse_action"]
@@ -61,12 +62,14 @@ def format_action(action: Action) -> str:
     return str(action)
 
 
-def parse_action(text: str, state: GameState | None = None) -> Action:
+def parse_action(text: str, state: GameState | PlayerView | None = None) -> Action:
     """The action written ``text`` in the action notation.
 
     Without ``state`` this only reads the text. With one, the action must also be legal there:
     otherwise the :class:`~buraco_rules.IllegalAction` that :func:`~buraco_rules.apply` would raise
-    is raised, with the same code. Text that is no action is a :class:`NotationError` quoting (a
+    is raised, with the same code (given the view of the seat to act, the refusal
+    :func:`~buraco_rules.why_illegal` gives that seat: what a server reading a player's move
+    needs). Text that is no action is a :class:`NotationError` quoting (a
     bounded part of) it; text over :data:`MAX_NOTATION_CHARS` characters is refused unread.
     """
     action = _parse(text)

@@ -18,6 +18,7 @@ buraco_rules.formats.errors.ReplayError: action 3 ('draw') is illegal: you have 
 from __future__ import annotations
 
 import types
+import typing
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -28,13 +29,14 @@ from ..cards import Card
 from ..checks import describe, well_formed
 from ..engine import apply, new_game
 from ..errors import IllegalAction
+from ..match import Match, new_match
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState, Phase
 from .errors import InvalidRecord, NotationError, ReplayError
 from .notation import parse_action
 
-__all__ = ["GameRecord", "replay"]
+__all__ = ["GameRecord", "MatchRecord", "replay"]
 
 
 @attrs.frozen(kw_only=True)
@@ -72,19 +74,9 @@ class GameRecord:
         except ValueError as error:
             raise InvalidRecord(str(error)) from None
         set_field(self, "deck", _deal_order(first))
-        set_field(self, "actions", _actions(self.actions))
-        if self.scores is not None and not (
-            isinstance(self.scores, tuple)
-            and len(self.scores) == 2
-            and all(type(s) is TeamScore for s in self.scores)
-        ):
+        if self.scores is not None and not _is_score_pair(self.scores):
             raise InvalidRecord(f"scores must be two TeamScores, not {describe(self.scores)}")
-        if self.names is not None:
-            names = _strings(self.names, "names")
-            if len(names) != self.players:
-                raise InvalidRecord(f"names must name {self.players} players, not {len(names)}")
-            set_field(self, "names", names)
-        set_field(self, "meta", _meta(self.meta))
+        _normalise(self)
 
     @classmethod
     def from_game(
@@ -112,6 +104,118 @@ class GameRecord:
         )
         last = replay(record)[-1]
         return attrs.evolve(record, scores=score(last)) if last.is_over else record
+
+
+@attrs.frozen(kw_only=True)
+class MatchRecord:
+    """A match (R20) as it was played: how it was started (``rules``, ``players``,
+    ``first_player``, and ``seed`` or ``decks``, as :func:`~buraco_rules.new_match` takes them)
+    and all its ``actions``, hand after hand (``br.apply`` on a match deals the next hand
+    itself), with each finished hand's ``scores`` (checked on replay), the players' ``names`` and
+    free ``meta`` data.
+
+    Checked when built like a :class:`GameRecord`; :meth:`from_match` records a match played,
+    :func:`replay` gives back every :class:`~buraco_rules.Match`, and :meth:`hands` the record of
+    each hand.
+    """
+
+    rules: RuleSet
+    players: int
+    first_player: int = 0
+    seed: int | None = None
+    decks: tuple[tuple[Card, ...], ...] | None = None
+    actions: tuple[Action, ...] = ()
+    scores: tuple[tuple[TeamScore, TeamScore], ...] | None = None
+    """The scores of each hand finished by the actions, as ``Match.scores`` holds them; None if
+    unknown."""
+    names: tuple[str, ...] | None = None
+    """The players' names, seat 0 first."""
+    meta: Mapping[str, str] = attrs.field(factory=dict, hash=False)
+    """Free-form information about the match (a read-only mapping once built)."""
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.rules, RuleSet):
+            raise InvalidRecord(f"rules must be a RuleSet, not {describe(self.rules)}")
+        first = self.start()
+        object.__setattr__(self, "decks", first.decks)
+        if self.scores is not None and not (
+            isinstance(self.scores, tuple) and all(_is_score_pair(p) for p in self.scores)
+        ):
+            raise InvalidRecord(f"scores must be pairs of TeamScores, not {describe(self.scores)}")
+        _normalise(self)
+
+    def start(self) -> Match:
+        """The match as it starts, its first hand dealt."""
+        try:
+            return new_match(
+                self.rules,
+                self.players,
+                seed=self.seed,
+                decks=self.decks,
+                first_player=self.first_player,
+            )
+        except ValueError as error:
+            raise InvalidRecord(str(error)) from None
+
+    @classmethod
+    def from_match(
+        cls,
+        start: Match,
+        actions: Iterable[Action | str],
+        *,
+        names: Iterable[str] | None = None,
+        meta: Mapping[str, str] | None = None,
+    ) -> MatchRecord:
+        """The record of the match played from ``start`` (as :func:`~buraco_rules.new_match`
+        made it) by ``actions``; they are replayed (an illegal one is a :class:`ReplayError`), and
+        the scores of the hands they finish are kept."""
+        if not isinstance(start, Match) or start.finished_hands:
+            raise InvalidRecord(f"{describe(start)} is not a match as new_match starts it")
+        record = cls(
+            rules=start.rules,
+            players=start.players,
+            first_player=start.first_player,
+            seed=start.seed,
+            decks=start.decks,
+            actions=tuple(actions),  # type: ignore[arg-type]  # notation is parsed on init
+            names=None if names is None else tuple(names),
+            meta={} if meta is None else meta,
+        )
+        if record.start() != start:
+            raise InvalidRecord(f"{describe(start)} is not a match as new_match starts it")
+        return attrs.evolve(record, scores=replay(record)[-1].scores)
+
+    def hands(self) -> tuple[GameRecord, ...]:
+        """The record of each hand of the match, in order (the last one unfinished while the
+        match goes on), each with its final scores once finished."""
+        matches = replay(self)
+        records = []
+        first = 0
+        for i in range(len(self.actions)):
+            if len(matches[i + 1].finished_hands) > len(matches[i].finished_hands):
+                start = matches[first].hand
+                records.append(GameRecord.from_game(start, self.actions[first : i + 1]))
+                first = i + 1
+        if not matches[-1].is_over:
+            records.append(GameRecord.from_game(matches[first].hand, self.actions[first:]))
+        names, meta = self.names, self.meta
+        return tuple(attrs.evolve(r, names=names, meta=meta) for r in records)
+
+
+def _is_score_pair(value: object) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and all(type(s) is TeamScore for s in value)
+
+
+def _normalise(record: GameRecord | MatchRecord) -> None:
+    """Check and normalise the fields both records share (once, when the record is built)."""
+    set_field = object.__setattr__
+    set_field(record, "actions", _actions(record.actions))
+    if record.names is not None:
+        names = _strings(record.names, "names")
+        if len(names) != record.players:
+            raise InvalidRecord(f"names must name {record.players} players, not {len(names)}")
+        set_field(record, "names", names)
+    set_field(record, "meta", _meta(record.meta))
 
 
 def _deal_order(start: GameState) -> tuple[Card, ...]:
@@ -164,33 +268,56 @@ def _meta(value: object) -> Mapping[str, str]:
     return types.MappingProxyType(dict(sorted(items.items())))
 
 
-def replay(record: GameRecord) -> tuple[GameState, ...]:
-    """Every state of the recorded hand: the deal first, the state after the last action last.
+@typing.overload
+def replay(record: GameRecord) -> tuple[GameState, ...]: ...
+@typing.overload
+def replay(record: MatchRecord) -> tuple[Match, ...]: ...
+
+
+def replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Match, ...]:
+    """Every state of the recorded hand (or every :class:`~buraco_rules.Match` of a recorded
+    match): the deal first, the state after the last action last.
 
     An illegal action is a :class:`ReplayError` whose ``index`` is its position in
-    ``record.actions`` and whose ``__cause__`` is the :class:`~buraco_rules.IllegalAction`; a
-    recorded final score that the game does not give is a :class:`ReplayError` too.
+    ``record.actions`` and whose ``__cause__`` is the :class:`~buraco_rules.IllegalAction`;
+    recorded scores that the game does not give are a :class:`ReplayError` too.
     """
+    if isinstance(record, MatchRecord):
+        matches = _replayed(record.start(), record.actions)
+        if record.scores is not None and matches[-1].scores != record.scores:
+            raise ReplayError(
+                f"the record gives {len(record.scores)} hands' scores "
+                f"{[_totals(p) for p in record.scores]}, the match "
+                f"{[_totals(p) for p in matches[-1].scores]}"
+            )
+        return matches
     if not isinstance(record, GameRecord):
-        raise TypeError(f"replay takes a GameRecord, not {type(record).__name__}")
-    state = new_game(
+        raise TypeError(f"replay takes a GameRecord or MatchRecord, not {type(record).__name__}")
+    start = new_game(
         record.rules, record.players, deck=record.deck, first_player=record.first_player
     )
-    states = [state]
-    for i, action in enumerate(record.actions):
-        try:
-            state = apply(state, action)
-        except IllegalAction as error:
-            raise ReplayError(f"action {i} ({str(action)!r}) is illegal: {error}", i) from error
-        states.append(state)
+    states = _replayed(start, record.actions)
     if record.scores is not None:
-        final = score(state)
+        final = score(states[-1])
         if final != record.scores:
             raise ReplayError(
                 f"the record gives the scores {_totals(record.scores)}, the game {_totals(final)}"
             )
-    return tuple(states)
+    return states
+
+
+Played = typing.TypeVar("Played", GameState, Match)
+
+
+def _replayed(start: Played, actions: tuple[Action, ...]) -> tuple[Played, ...]:
+    played = [start]
+    for i, action in enumerate(actions):
+        try:
+            played.append(apply(played[-1], action))
+        except IllegalAction as error:
+            raise ReplayError(f"action {i} ({str(action)!r}) is illegal: {error}", i) from error
+    return tuple(played)
 
 
 def _totals(scores: tuple[TeamScore, TeamScore]) -> str:
-    return f"{scores[0].total} to {scores[1].total} ({scores[0]}, {scores[1]})"
+    return f"{scores[0].total} to {scores[1].total}"

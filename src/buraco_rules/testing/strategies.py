@@ -9,6 +9,7 @@ returns a ``SearchStrategy`` that shrinks towards small, early, simple examples.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any, Final
 
 import attrs
@@ -352,145 +353,79 @@ def legal_actions_of(state: GameState) -> st.SearchStrategy[Action]:
     return st.sampled_from(actions)
 
 
-def _refusals(state: GameState) -> list[st.SearchStrategy[Refusal]]:
-    """The kinds of illegal action this state allows, each a strategy of labelled refusals. Every
-    label depends only on what the seat to act can see (the rules check in the documented order:
-    game over, whose turn, kind of object, phase, then the move itself)."""
+_Kind = tuple[str, ErrorCode, Sequence[object], Sequence[int | None]]
+"""A kind of illegal action: why, the code, the actions to choose from, the seats that send it."""
+
+
+def _refusal_kinds(state: GameState) -> list[_Kind]:
+    """The kinds of illegal action this state allows. Every code depends only on what the seat
+    to act can see (the checker goes in a documented order: game over, whose turn, kind of
+    object, phase, then the move itself)."""
+    code = ErrorCode
     hand = state.hands[state.current_player]
     held = Counter(hand)
-    missing = [c for c in _CARDS if c not in held]
-    melds = state.melds[state.current_team]
-    code = ErrorCode
-    options: list[st.SearchStrategy[Refusal]] = []
-
-    def refusal(
-        action: object, reason: str, error: ErrorCode, player: int | None = None
-    ) -> Refusal:
-        return Refusal(action=action, player=player, code=error, reason=reason)
-
-    some_action = st.sampled_from(
-        [DrawFromStock(), TakeDiscardPile(), Discard(hand[0] if hand else _CARDS[0])]
-    )
+    some_action: list[object] = [
+        DrawFromStock(),
+        TakeDiscardPile(),
+        Discard(hand[0] if hand else _CARDS[0]),
+    ]
     if state.phase is Phase.OVER:
-        return [
-            st.builds(refusal, some_action, st.just("the hand is over"), st.just(code.GAME_OVER))
-        ]
+        return [("the hand is over", code.GAME_OVER, some_action, [None])]
     others = [seat for seat in range(state.players) if seat != state.current_player]
-    options.append(
-        st.builds(
-            refusal,
-            some_action,
-            st.just("another seat's turn"),
-            st.just(code.NOT_YOUR_TURN),
-            st.sampled_from(others),
-        )
-    )
-    options.append(
-        st.builds(
-            refusal,
-            st.sampled_from(_NOT_ACTIONS),
-            st.just("not an action"),
-            st.just(code.MALFORMED_ACTION),
-        )
-    )
+    kinds: list[_Kind] = [
+        ("another seat's turn", code.NOT_YOUR_TURN, some_action, others),
+        ("not an action", code.MALFORMED_ACTION, _NOT_ACTIONS, [None]),
+    ]
     if state.phase is Phase.DRAW:
-        plays: list[Action] = [NewMeld(_CARDS[:3]), AddToMeld(0, _CARDS[:1])]
-        plays += [Discard(c) for c in sorted(held)]
-        options.append(
-            st.builds(
-                refusal,
-                st.sampled_from(plays),
-                st.just("a play before drawing (R4)"),
-                st.just(code.WRONG_PHASE),
-            )
-        )
+        plays = [NewMeld(_CARDS[:3]), AddToMeld(0, _CARDS[:1]), *map(Discard, sorted(held))]
+        kinds.append(("a play before drawing (R4)", code.WRONG_PHASE, plays, [None]))
         top = state.discard_pile[-1] if state.discard_pile else None
         if top is None:
-            options.append(
-                st.just(refusal(TakeDiscardPile(), "no pile to take", code.EMPTY_DISCARD_PILE))
-            )
+            kinds.append(("no pile to take", code.EMPTY_DISCARD_PILE, [TakeDiscardPile()], [None]))
         elif state.rules.closed_discard_pile:
-            options.append(
-                st.just(
-                    refusal(
-                        TakeDiscardPile(),
-                        "a closed pile taken without a meld (R10)",
-                        code.MUST_USE_TOP_CARD,
-                    )
-                )
-            )
+            reason = "a closed pile taken without a meld (R10)"
+            kinds.append((reason, code.MUST_USE_TOP_CARD, [TakeDiscardPile()], [None]))
         else:
-            options.append(
-                st.just(
-                    refusal(
-                        TakeDiscardPile(NewMeld([top, top, top])),
-                        "an open pile taken with a meld (R11)",
-                        code.MALFORMED_ACTION,
-                    )
-                )
-            )
-        return options
-    options.append(
-        st.builds(
-            refusal,
-            st.sampled_from([DrawFromStock(), TakeDiscardPile()]),
-            st.just("a second draw (R4)"),
-            st.just(code.WRONG_PHASE),
-        )
-    )
+            reason = "an open pile taken with a meld (R11)"
+            take = TakeDiscardPile(NewMeld([top, top, top]))
+            kinds.append((reason, code.MALFORMED_ACTION, [take], [None]))
+        return kinds
+    draws = [DrawFromStock(), TakeDiscardPile()]
+    kinds.append(("a second draw (R4)", code.WRONG_PHASE, draws, [None]))
+    missing = [c for c in _CARDS if c not in held]
     if missing:
-        options.append(
-            st.builds(
-                refusal,
-                st.sampled_from(missing).map(Discard),
-                st.just("a discard of a card not in the hand"),
-                st.just(code.NOT_IN_HAND),
-            )
-        )
-        options.append(
-            st.builds(
-                refusal,
-                st.tuples(
-                    st.sampled_from(missing), st.lists(st.sampled_from(hand), max_size=2)
-                ).map(lambda pick: NewMeld([pick[0], *pick[1]])),
-                st.just("a meld with a card not in the hand"),
-                st.just(code.NOT_IN_HAND),
-            )
-        )
+        reason = "a discard of a card not in the hand"
+        kinds.append((reason, code.NOT_IN_HAND, [Discard(c) for c in missing], [None]))
+        melds = [NewMeld([c, *hand[:2]]) for c in missing] + [NewMeld([c]) for c in missing]
+        reason = "a meld with a card not in the hand"
+        kinds.append((reason, code.NOT_IN_HAND, melds, [None]))
     if hand:
-        options.append(
-            st.builds(
-                refusal,
-                st.tuples(
-                    st.sampled_from([-1, len(melds), len(melds) + 5]), st.sampled_from(hand)
-                ).map(lambda pick: AddToMeld(pick[0], [pick[1]])),
-                st.just("an addition to a meld the team does not have"),
-                st.just(code.NO_SUCH_MELD),
-            )
-        )
-        singles = [c for c in held if not c.is_wild]
-        short = [(a,) for a in singles] + [(a, b) for a in singles for b in hand if a < b]
+        count = len(state.melds[state.current_team])
+        additions = [AddToMeld(i, [c]) for i in (-1, count, count + 5) for c in sorted(held)]
+        reason = "an addition to a meld the team does not have"
+        kinds.append((reason, code.NO_SUCH_MELD, additions, [None]))
+        naturals = sorted(c for c in held if not c.is_wild)
+        short = [NewMeld([a]) for a in naturals]
+        short += [NewMeld([a, b]) for a in naturals for b in sorted(held) if a < b][:200]
         if short:
-            options.append(
-                st.builds(
-                    refusal,
-                    st.sampled_from(short[:200]).map(NewMeld),
-                    st.just("a meld of fewer than three cards (R5)"),
-                    st.just(code.INVALID_MELD),
-                )
-            )
+            reason = "a meld of fewer than three cards (R5)"
+            kinds.append((reason, code.INVALID_MELD, short, [None]))
     taken = state.taken_single_card
     if taken is not None and held[taken] == 1:
-        options.append(
-            st.just(
-                refusal(
-                    Discard(taken),
-                    "a discard of the single card just taken (R11)",
-                    code.CANNOT_DISCARD_TAKEN_CARD,
-                )
-            )
-        )
-    return options
+        reason = "a discard of the single card just taken (R11)"
+        kinds.append((reason, code.CANNOT_DISCARD_TAKEN_CARD, [Discard(taken)], [None]))
+    return kinds
+
+
+@st.composite
+def _illegal_actions(draw: st.DrawFn, state: GameState) -> Refusal:
+    reason, error, actions, players = draw(st.sampled_from(_refusal_kinds(state)), label="kind")
+    return Refusal(
+        action=draw(st.sampled_from(actions), label="action"),
+        player=draw(st.sampled_from(players), label="player"),
+        code=error,
+        reason=reason,
+    )
 
 
 def illegal_actions_of(state: GameState) -> st.SearchStrategy[Refusal]:
@@ -504,4 +439,4 @@ def illegal_actions_of(state: GameState) -> st.SearchStrategy[Refusal]:
     """
     if not isinstance(state, GameState):
         raise InvalidArgument(f"expected a GameState, not {state!r}")
-    return st.one_of(_refusals(state))
+    return _illegal_actions(state)
