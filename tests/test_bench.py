@@ -11,8 +11,8 @@ from buraco_rules import bench
 FIGURES = {
     "playouts_per_s",
     "mean_decision_steps",
-    "us_per_step_all_in",
-    "us_per_step_cold",
+    "us_per_decision",
+    "us_per_decision_cold",
     "us_legal_actions",
     "us_apply",
     "mean_num_legal",
@@ -40,3 +40,12 @@ def test_benchmark_runs_briefly_and_reports_every_figure(
     assert set(result) >= FIGURES
     assert result["mean_decision_steps"] > 0 and result["max_num_legal"] >= 1
     assert all(result[key] > 0 for key in FIGURES)
+
+
+def test_memory_mode_reports_every_cache_and_a_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench.main(["--memory", "--seconds", "0.5", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] >= 1 and result["build"] in ("pure", "compiled")
+    caches = result["caches"]
+    assert len(caches) >= 10 and any(c["entries"] for c in caches.values())
+    assert result["bound_bytes"] >= result["bytes_held"] > 0

@@ -34,6 +34,7 @@ from .formats import (
 )
 from .match import Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
+from .memo import clear_caches
 from .outcome import Outcome, Termination
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
@@ -80,6 +81,7 @@ __all__ = [
     "apply",
     "arrange_deck",
     "canasta_bonus",
+    "clear_caches",
     "determinize",
     "format_action",
     "from_data",

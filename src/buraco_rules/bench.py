@@ -4,14 +4,24 @@ Run ``python -m buraco_rules.bench [--variant V] [--players N] [--seconds S] [--
 figure is the median of several timed rounds, taken after a warm-up (``--warmup``, by default as
 long as ``--seconds``, the measuring budget of each variant and player count): the engine's memo
 caches are emptied before each configuration, so the order of the configurations does not matter,
-and one round timed right after that is reported as ``us_per_step_cold``. Timings vary with the
-machine's load: compare figures taken in one session.
+and one round timed right after that is reported as ``us_per_decision_cold``. Timings vary with
+the machine's load: compare figures taken in one session.
+
+``us_per_decision`` is a playout's time (the deal, ``legal_actions``, a uniform choice and
+``apply`` at every decision) divided by its decisions: ``1e6 / (playouts_per_s *
+mean_decision_steps)``, the terms in which engines with chance steps are compared per decision.
+``build`` says whether the engine ran pure or compiled.
+
+``--memory`` measures the memo caches instead: it plays random games of every variant for
+``--seconds`` under ``tracemalloc``, then empties the caches one by one, and reports what each
+held, its bytes per entry and the bytes it would hold full (its bound).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib.machinery
 import json
 import platform
 import random
@@ -22,10 +32,10 @@ import tracemalloc
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import variants
+from . import engine, memo, variants
 from .engine import apply, is_legal, legal_actions, new_game
 from .formats import from_json, to_json
-from .movegen import clear_caches
+from .memo import clear_caches
 from .rules import RuleSet
 from .scoring import score
 from .state import GameState
@@ -70,7 +80,7 @@ def _playout_round(
     return {
         "playouts_per_s": games / elapsed,
         "mean_decision_steps": steps / games,
-        "us_per_step_all_in": elapsed / steps * 1e6,
+        "us_per_decision": elapsed / steps * 1e6,
     }
 
 
@@ -190,7 +200,7 @@ def run(
         figures.update(_instrumented_round(rules, players, rng, 0.25 * seconds / ROUNDS, overhead))
         rounds.append(figures)
     result: dict[str, Any] = {"variant": rules.name, "players": players}
-    result["us_per_step_cold"] = cold["us_per_step_all_in"]
+    result["us_per_decision_cold"] = cold["us_per_decision"]
     for key in rounds[0]:
         result[key] = statistics.median(r[key] for r in rounds)
     result["max_num_legal"] = max(r["max_num_legal"] for r in rounds)
@@ -199,7 +209,57 @@ def run(
         _retained_bytes(rules, players, rng) for _ in range(5)
     )
     result["python"] = platform.python_version()
+    result["build"] = build()
     return result
+
+
+def build() -> str:
+    """``"compiled"`` when the engine runs as extension modules (the mypyc build), else
+    ``"pure"``."""
+    path = engine.__file__ or ""
+    return "compiled" if path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else "pure"
+
+
+def cache_memory(seconds: float, seed: int = 12345) -> dict[str, Any]:
+    """Fill the memo caches by random play of every variant and player count for ``seconds``
+    under ``tracemalloc``; then the bytes each cache held (what emptying it gave back), per
+    entry, and full (its bound, from the mean entry)."""
+    rng = random.Random(seed)
+    configs = [(variants.get(n), p) for n in variants.NAMES for p in variants.get(n).player_counts]
+    clear_caches()
+    gc.collect()
+    tracemalloc.start()
+    games = 0
+    start = _now()
+    while _now() - start < seconds:
+        rules, players = configs[games % len(configs)]
+        _playout(rules, players, rng)
+        games += 1
+    gc.collect()
+    caches: dict[str, Any] = {}
+    sizes = memo.cache_sizes()
+    for name, size in sizes.items():
+        before = tracemalloc.get_traced_memory()[0]
+        memo.clear_cache(name)
+        gc.collect()
+        held = before - tracemalloc.get_traced_memory()[0]
+        per_entry = held / size.entries if size.entries else 0.0
+        caches[name] = {
+            "entries": size.entries,
+            "maxsize": size.maxsize,
+            "bytes": held,
+            "bytes_per_entry": per_entry,
+            "bound_bytes": per_entry * size.maxsize,
+        }
+    tracemalloc.stop()
+    return {
+        "games": games,
+        "bytes_held": sum(c["bytes"] for c in caches.values()),
+        "bound_bytes": sum(c["bound_bytes"] for c in caches.values()),
+        "caches": caches,
+        "python": platform.python_version(),
+        "build": build(),
+    }
 
 
 def _format(result: dict[str, Any]) -> str:
@@ -223,7 +283,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--warmup", type=float, help="seconds of play before measuring (default: --seconds)"
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument(
+        "--memory", action="store_true", help="measure the memo caches' memory and bound instead"
+    )
     args = parser.parse_args(argv)
+    if args.memory:
+        print(json.dumps(cache_memory(args.seconds, args.seed), indent=None if args.json else 2))
+        return 0
     for name in args.variant or variants.NAMES:
         rules = variants.get(name)
         for players in args.players or rules.player_counts:

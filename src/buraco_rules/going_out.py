@@ -39,6 +39,28 @@ def remove_cards(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card,
     return tuple(kept) if j == n else None
 
 
+def kept_after_take(
+    hand: tuple[Card, ...], top: Card, cards: tuple[Card, ...]
+) -> tuple[Card, ...] | None:
+    """The cards of ``hand`` that stay in it when a closed pile is taken with a meld of ``cards``
+    (the pile's ``top`` card and cards of the hand, R10), before the rest of the pile joins them;
+    None when the meld does not hold the top card or the hand lacks its part."""
+    from_hand = remove_cards(cards, (top,))
+    return None if from_hand is None else remove_cards(hand, from_hand)
+
+
+def hand_after_take(kept: tuple[Card, ...], pile: tuple[Card, ...]) -> tuple[Card, ...]:
+    """The hand after a closed-pile take: the ``kept`` cards (:func:`kept_after_take`) and the
+    ``pile`` below its top card, in id order (R10)."""
+    return tuple(sorted(kept + pile[:-1]))
+
+
+def may_discard(hand: tuple[Card, ...], card: Card, banned: Card | None) -> bool:
+    """R11: the single card just taken from an open pile (``banned``) stays in the hand this turn,
+    unless the hand holds another copy of it (copies are interchangeable, R2)."""
+    return card != banned or hand.count(card) > 1
+
+
 def has_required_canasta(state: GameState, melds: Sequence[Meld]) -> bool:
     """The team holds the canasta it needs to end the hand (R13)."""
     clean_needed = state.rules.going_out_needs_clean_canasta
@@ -58,8 +80,8 @@ def may_discard_last(
     """Discarding ``card`` as the player's last card is allowed: it is not the card just taken
     (R11), and the team takes its extra pile (R12, indirectly) or ends the hand (R13, where Italian
     Buraco bans a wildcard)."""
-    if card == banned:
-        return False  # R11
+    if not may_discard((card,), card, banned):
+        return False
     if state.extra_piles[team] is not None:
         return True
     if not has_required_canasta(state, melds):

@@ -156,7 +156,7 @@ def _deal(match: Match, k: int) -> GameState:
     return engine.new_game(match.rules, match.players, deck=deck, first_player=first_player)
 
 
-def apply_to_match(match: Match, action: object, player: int | None = None) -> Match:
+def apply_to_match(match: Match, action: object, player: object = None) -> Match:
     """``br.apply`` on a match: play ``action`` in the hand in play; when that ends the hand,
     record its scores and deal the next hand unless the match is decided. Raises only
     :class:`~buraco_rules.IllegalAction` (a decided match's last hand is over: ``game-over``)."""

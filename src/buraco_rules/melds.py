@@ -11,14 +11,15 @@ ranks 3-K are 3-13. A run is stored as the bitmask of its natural positions.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
-from functools import lru_cache
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 import attrs
 
 from .cards import JOKER, Card, Rank, Suit, all_cards
 from .errors import ErrorCode
+from .memo import memoised
+from .positions import ACE_BITS, ACE_HIGH, ACE_LOW, TWO_PLACE, highest, lowest
 from .rules import CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
 
 __all__ = ["CanastaKind", "Meld", "MeldKind"]
@@ -28,11 +29,10 @@ _J: Final = int(JOKER)
 IS_WILD: Final = tuple(c == _J or c % 13 == 1 for c in range(53))
 """By card id: whether the card may act as a wildcard (jokers and 2s, R7)."""
 POSITION_BITS: Final = tuple(
-    0 if c == _J else (2 | 1 << 14) if c % 13 == 0 else 1 << (c % 13 + 1) for c in range(53)
+    0 if c == _J else ACE_BITS if c % 13 == 0 else 1 << (c % 13 + 1) for c in range(53)
 )
 """By card id: the run positions a natural card can fill (an ace 1 or 14, a 2 its own place 2,
 3-K 3-13) as a bitmask."""
-_FULL_RUN: Final = 0b111111111111110  # positions 1..14
 
 
 class MeldKind(enum.Enum):
@@ -106,8 +106,7 @@ class Meld:
         naturals = self.naturals
         if self.kind is MeldKind.SET:
             return True
-        low = (naturals & -naturals).bit_length() - 1
-        return naturals.bit_length() - low == naturals.bit_count()  # no gap: it floats (R8)
+        return highest(naturals) - lowest(naturals) + 1 == naturals.bit_count()  # no gap (R8)
 
     @property
     def canasta_kind(self) -> CanastaKind | None:
@@ -131,20 +130,11 @@ def _meld_rules(rules: RuleSet) -> tuple[int, bool, int]:
     return (rules.max_natural_aces_in_run, rules.sets_allowed, rules.max_set_size)
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _card_at(base: int, position: int) -> Card:
-    return _CARDS[base if position in (1, 14) else base + position - 1]
+    return _CARDS[base if position in (ACE_LOW, ACE_HIGH) else base + position - 1]
 
 
-@lru_cache(maxsize=1 << 16)
+@memoised(maxsize=1 << 16)
 def _classify(
     cards: tuple[Card, ...], max_aces: int, sets_allowed: bool, max_set_size: int
 ) -> Meld | None:
@@ -187,16 +177,16 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int) -> Meld | None:
         wilds = other_wilds + [_CARDS[own_two]] * (own_twos - natural_twos)
         if len(wilds) > 1:
             continue
-        with_two = mask | (natural_twos << 2)
+        with_two = mask | (natural_twos << TWO_PLACE)
         if aces == 0:
             layouts: tuple[int, ...] = (with_two,)
         elif aces == 1:
-            layouts = (with_two | 2, with_two | 1 << 14)  # R6: low or high, never both ways
+            layouts = (with_two | 1 << ACE_LOW, with_two | 1 << ACE_HIGH)  # R6: low or high
         else:
-            layouts = (with_two | 2 | 1 << 14,)
+            layouts = (with_two | ACE_BITS,)
         for naturals in layouts:
-            lo = (naturals & -naturals).bit_length() - 1
-            hi = naturals.bit_length() - 1
+            lo = lowest(naturals)
+            hi = highest(naturals)
             count = naturals.bit_count()
             gaps = hi - lo + 1 - count
             if gaps > len(wilds) or count + len(wilds) < MIN_MELD_SIZE:
@@ -257,6 +247,12 @@ def meld_error(cards: tuple[Card, ...]) -> ErrorCode:
     if could_be_run and any(c == 13 * min(suits) + 1 for c in cards):
         wild -= 1
     return ErrorCode.TOO_MANY_WILDCARDS if wild > 1 else ErrorCode.INVALID_MELD
+
+
+def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:
+    """The index of each of a team's sets (``melds``) by its rank (0 = ace). A team holds one set
+    of a rank: more cards of that rank go onto it (R5)."""
+    return {m.rank - 1: i for i, m in enumerate(melds) if m.rank is not None}
 
 
 def classify(cards: tuple[Card, ...], rules: RuleSet) -> Meld | None:

@@ -12,12 +12,24 @@ Sets (Italian Buraco) are searched per rank.
 from __future__ import annotations
 
 from bisect import bisect_left
-from functools import cache, lru_cache
 from itertools import product
 from typing import Final, NamedTuple
 
 from .cards import Card, all_cards
 from .melds import IS_WILD, POSITION_BITS, Meld
+from .memo import memoised
+from .positions import (
+    ACE_BITS,
+    ACE_HIGH,
+    ACE_LOW,
+    MIDDLE,
+    TWO_BIT,
+    aces_in,
+    highest,
+    interval,
+    lowest,
+    natural_twos_in,
+)
 
 __all__ = [
     "NOTHING_FIXED",
@@ -26,6 +38,7 @@ __all__ = [
     "SuitHand",
     "might_extend",
     "might_start",
+    "might_start_with_top",
     "might_take",
     "might_take_onto",
     "run_facts",
@@ -44,30 +57,36 @@ _J: Final = 52
 _RANK: Final = tuple(c % 13 for c in range(53))
 _SUIT: Final = tuple(c // 13 for c in range(53))
 _BIT: Final = POSITION_BITS
-_ACE_BITS: Final = 2 | 1 << 14
 _TWOS: Final = tuple(_CARDS[13 * s + 1] for s in range(4))
 _ACES: Final = tuple(_CARDS[13 * s] for s in range(4))
 _RANK_CARDS: Final = tuple(tuple(_CARDS[r + 13 * s] for s in range(4)) for r in range(13))
 """By rank (0 = ace): its card in each suit."""
 _MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] for c in range(53))
 """By card id: the position bit of a natural card 3-K, else 0."""
-_MIDDLE: Final = 0b11111111111000
-"""Positions 3-13, where the natural cards 3-K sit."""
 _FREE_FROM: Final = 5
-_LOWEST_FREE: Final = 1 << _FREE_FROM
 _ABOVE_FREE: Final = 1 << 12
 """Runs whose cards all lie in positions 5-11 can reach neither an ace nor a natural 2."""
 _CARDS_AT: Final = tuple(
-    tuple(_CARDS[13 * s if p in (1, 14) else 13 * s + p - 1] for p in range(15)) for s in range(4)
+    tuple(_CARDS[13 * s if p in (ACE_LOW, ACE_HIGH) else 13 * s + p - 1] for p in range(15))
+    for s in range(4)
 )
 """By suit and position: the card that fills it naturally (position 0 is unused)."""
 
-Shape = tuple[int, int, int, int]
-"""Hand cards for a run, by position: the bitmask of natural cards 3-K, how many of the suit's
-aces and 2s, and which of the hand's other wild kinds (-1 for none)."""
+
+class Shape(NamedTuple):
+    """The hand's part of a run, by position (what :func:`run_shapes` finds)."""
+
+    naturals: int
+    """The bitmask of its natural cards 3-K."""
+    aces: int
+    """How many of the suit's aces."""
+    twos: int
+    """How many of the suit's 2s."""
+    other: int
+    """Which of the hand's other wild kinds, by index (-1 for none)."""
 
 
-@cache
+@memoised(maxsize=1 << 15)  # one per mask of positions 0-14
 def _positions(mask: int) -> tuple[int, ...]:
     return tuple(p for p in range(15) if mask >> p & 1)
 
@@ -85,7 +104,7 @@ class SuitHand:
         self.aces = aces
         self.twos = twos
         self.others = others
-        self.held = mask | (_ACE_BITS if aces else 0) | (4 if twos else 0)
+        self.held = mask | (ACE_BITS if aces else 0) | (TWO_BIT if twos else 0)
         self.wild = bool(others or twos)
 
 
@@ -103,8 +122,7 @@ def suit_hand(hand: tuple[Card, ...], suit: int, wilds: tuple[Card, ...]) -> Sui
         mask |= _BIT[c]
     own_two = _CARDS[base + 1]
     twos = hand.count(own_two) if own_two in wilds else 0
-    others = tuple(w for w in wilds if w != own_two) if twos else wilds
-    return SuitHand(mask, hand.count(_CARDS[base]), twos, others)
+    return SuitHand(mask, hand.count(_CARDS[base]), twos, _others_by_suit(wilds)[suit])
 
 
 def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
@@ -116,23 +134,32 @@ def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
     wilds = tuple(two for two, n in zip(_TWOS, twos, strict=True) if n)
     if hand and hand[-1] == _J:
         wilds += (_CARDS[_J],)
-    return [
-        SuitHand(
-            masks[s],
-            hand.count(_ACES[s]),
-            twos[s],
-            tuple(w for w in wilds if w != _TWOS[s]) if twos[s] else wilds,
-        )
-        for s in range(4)
-    ]
+    others = _others_by_suit(wilds)
+    return [SuitHand(masks[s], hand.count(_ACES[s]), twos[s], others[s]) for s in range(4)]
 
 
-Fixed = tuple[int, int, int, "Card | None"]
-"""Cards a run must keep, by position: the bitmask of its natural cards 3-K, its numbers of the
-suit's aces and 2s, and its wildcard unless that is a 2 of the suit."""
+@memoised(maxsize=1 << 5)  # one per set of wild kinds: 2s of four suits, a joker
+def _others_by_suit(wilds: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    """By suit: the wild kinds ``wilds`` less that suit's own 2, which is no other wild card to a
+    run of its suit."""
+    return tuple(tuple(w for w in wilds if w != _TWOS[s]) for s in range(4))
 
-NOTHING_FIXED: Final[Fixed] = (0, 0, 0, None)
-"""A new run: no card it must keep."""
+
+class Fixed(NamedTuple):
+    """The cards a run must keep, by position: a meld's, and the pile's top card for a take."""
+
+    naturals: int
+    """The bitmask of its natural cards 3-K."""
+    aces: int
+    """How many of the suit's aces."""
+    twos: int
+    """How many of the suit's 2s (natural, or its wildcard)."""
+    wild: Card | None
+    """Its wildcard, unless that is a 2 of the suit."""
+
+
+NOTHING_FIXED: Final = Fixed(0, 0, 0, None)
+"""What a new run must keep: nothing."""
 
 
 class RunFacts(NamedTuple):
@@ -153,25 +180,25 @@ def run_facts(meld: Meld) -> RunFacts:
     return _run_facts(meld.naturals, meld.wildcard, meld.suit)
 
 
-@lru_cache(maxsize=1 << 12)  # keyed by ints: no Meld to hash
+@memoised(maxsize=1 << 12)  # keyed by ints: no Meld to hash
 def _run_facts(naturals: int, wild: Card | None, suit: int | None) -> RunFacts:
-    aces = (naturals >> 1 & 1) + (naturals >> 14 & 1)
-    twos = naturals >> 2 & 1
+    aces = aces_in(naturals)
+    twos = natural_twos_in(naturals)
     own_two = wild is not None and _RANK[wild] == 1 and _SUIT[wild] == suit
     fixed = (
-        (naturals & _MIDDLE, aces, twos + 1, None)
+        Fixed(naturals & MIDDLE, aces, twos + 1, None)
         if own_two
-        else (naturals & _MIDDLE, aces, twos, wild)
+        else Fixed(naturals & MIDDLE, aces, twos, wild)
     )
-    span = naturals | _ACE_BITS if naturals & _ACE_BITS else naturals  # an ace may turn round
+    span = naturals | ACE_BITS if naturals & ACE_BITS else naturals  # an ace may turn round
     windows = []
     for reach in (1, 2):
-        lo = max(1, (span & -span).bit_length() - 1 - reach)
-        hi = min(14, span.bit_length() - 1 + reach)
-        windows.append(((2 << hi) - 1) ^ ((1 << lo) - 1))
-    plain = windows[0] if wild is None and not naturals & 4 else windows[1]
+        lo = max(ACE_LOW, lowest(span) - reach)
+        hi = min(ACE_HIGH, highest(span) + reach)
+        windows.append(interval(lo, hi))
+    plain = windows[0] if wild is None and not naturals & TWO_BIT else windows[1]
     # A meld's own 2 standing in as its wildcard may turn natural and leave room for another.
-    room = wild is None or (own_two and windows[1] & 4 != 0)
+    room = wild is None or (own_two and windows[1] & TWO_BIT != 0)
     return RunFacts(fixed, plain & ~naturals, windows[1] & ~naturals, room)
 
 
@@ -203,17 +230,17 @@ def might_take_onto(hand: SuitHand, meld: Meld, facts: RunFacts, top: Card) -> b
     when a wildcard can move there (R8)."""
     t = _BIT[top]
     naturals = meld.naturals
-    if (naturals | t) & _ACE_BITS:
+    if (naturals | t) & ACE_BITS:
         return True  # an ace may turn round: the search decides
-    lo = (naturals & -naturals).bit_length() - 1
-    hi = naturals.bit_length() - 1
+    lo = lowest(naturals)
+    hi = highest(naturals)
     between = t - (2 << hi) if t > naturals else (1 << lo) - (t << 1) if t < 1 << lo else 0
     missing = (between & ~hand.held).bit_count()
     # plain == bridged: the meld's wildcard or natural 2 may move into a hole.
     return missing == 0 or (missing == 1 and (hand.wild or facts.plain == facts.bridged))
 
 
-def might_start(hand: SuitHand, top: int = 0, top_wild: bool = False) -> bool:
+def might_start(hand: SuitHand, *, top: int = 0, top_wild: bool = False) -> bool:
     """A quick necessary condition for a new run from ``hand`` (with the pile's top card: the
     places ``top`` it can fill, and whether it is a wild card): three natural cards in a row, or
     two within three places and a wild card (R5, R7, R8)."""
@@ -223,28 +250,38 @@ def might_start(hand: SuitHand, top: int = 0, top_wild: bool = False) -> bool:
     return bool(p & p >> 1 & p >> 2)
 
 
+def might_start_with_top(hand: SuitHand, suit: int, top: Card) -> bool:
+    """A quick necessary condition for a new run of ``suit`` with a closed pile's ``top`` card (a
+    natural card of the suit, or a wild card) and cards of ``hand`` (R10)."""
+    if IS_WILD[top]:
+        # A 2 of the run's own suit may also stand in its own place (R7).
+        return might_start(hand, top=TWO_BIT if top == _TWOS[suit] else 0, top_wild=True)
+    return might_take(hand, top)
+
+
 def with_top(suit: int, fixed: Fixed, top: Card) -> Fixed | None:
     """``fixed`` and the pile's ``top`` card, or None if a run of ``suit`` cannot hold both."""
     need, aces, twos, wild = fixed
     if IS_WILD[top]:
         if _RANK[top] == 1 and _SUIT[top] == suit:
-            return need, aces, twos + 1, wild
-        return None if wild is not None else (need, aces, twos, top)
+            return Fixed(need, aces, twos + 1, wild)
+        return None if wild is not None else Fixed(need, aces, twos, top)
     if _SUIT[top] != suit:
         return None
     if _RANK[top] == 0:
-        return need, aces + 1, twos, wild
+        return Fixed(need, aces + 1, twos, wild)
     bit = _BIT[top]
-    return None if need & bit else (need | bit, aces, twos, wild)
+    return None if need & bit else Fixed(need | bit, aces, twos, wild)
 
 
 def run_options(
-    suit: int, hand: SuitHand, fixed: Fixed, max_aces: int, take: bool = False
+    suit: int, hand: SuitHand, fixed: Fixed, max_aces: int, *, take: bool = False
 ) -> tuple[tuple[Card, ...], ...]:
     """Every sub-multiset S of the hand such that the ``fixed`` cards (a meld's, plus the pile's
     top card for a take; none for a new run) together with S form a valid run of ``suit``, each
     in id order, sorted. S is never empty unless ``take`` (the top card alone onto a meld)."""
     need, fixed_aces, fixed_twos, fixed_wild = fixed
+    # Positional: a memo key of positional arguments is built at C speed (keywords cost twice).
     return _run_cards(
         suit,
         hand.mask,
@@ -260,7 +297,7 @@ def run_options(
     )
 
 
-@lru_cache(maxsize=1 << 15)
+@memoised(maxsize=1 << 15)
 def _run_cards(
     suit: int,
     mask: int,
@@ -283,17 +320,26 @@ def _run_cards(
     # lies: search it shifted down to a standard place, and shift the shapes back.
     shift = 0
     cards = mask | need
-    if not (aces or fixed_aces) and (cards & -cards) >= _LOWEST_FREE and cards < _ABOVE_FREE:
-        shift = (cards & -cards).bit_length() - 1 - _FREE_FROM
+    if not (aces or fixed_aces) and cards and lowest(cards) >= _FREE_FROM and cards < _ABOVE_FREE:
+        shift = lowest(cards) - _FREE_FROM
         mask >>= shift
         need >>= shift
     shapes = run_shapes(
-        mask, aces, twos, len(others), need, fixed_aces, fixed_twos, fixed_wild, max_aces, take
+        mask,
+        aces,
+        twos,
+        len(others),
+        need,
+        fixed_aces,
+        fixed_twos,
+        fixed_wild=fixed_wild,
+        max_aces=max_aces,
+        take=take,
     )
     return _as_cards(shapes, suit, shift, others) if shapes else ()
 
 
-@lru_cache(maxsize=1 << 14)
+@memoised(maxsize=1 << 14)
 def _as_cards(
     shapes: tuple[Shape, ...], suit: int, shift: int, others: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], ...]:
@@ -321,17 +367,17 @@ def _useful(
     of new places, connected to the fixed cards' positions with no more places missing than a
     wildcard can fill, or, for a new run, those with another card near enough (R5, R8)."""
     mask &= ~need  # a run holds one natural card per place
-    pool = mask | need | (_ACE_BITS if aces or fixed_aces else 0)
-    pool |= 4 if twos or fixed_twos else 0
+    pool = mask | need | (ACE_BITS if aces or fixed_aces else 0)
+    pool |= TWO_BIT if twos or fixed_twos else 0
     if need:
-        lo = (need & -need).bit_length() - 1
-        hi = need.bit_length() - 1
-        keep = ((2 << hi) - 1) ^ ((1 << lo) - 1)
+        lo = lowest(need)
+        hi = highest(need)
+        keep = interval(lo, hi)
         holes = (keep & ~pool).bit_count()  # the wildcard must fill these
         for step in (-1, 1):
             skips = (1 if wild else 0) - holes
             p = lo - 1 if step < 0 else hi + 1
-            while 1 <= p <= 14:
+            while ACE_LOW <= p <= ACE_HIGH:
                 if not pool >> p & 1:
                     if skips <= 0:
                         break
@@ -344,10 +390,10 @@ def _useful(
     else:
         triples = pool & pool >> 1 & pool >> 2
         keep = triples | triples << 1 | triples << 2
-    return mask & keep, aces if keep & _ACE_BITS else 0
+    return mask & keep, aces if keep & ACE_BITS else 0
 
 
-@lru_cache(maxsize=1 << 16)  # keys are small ints: cheap to hash, and ignored by the collector
+@memoised(maxsize=1 << 16)  # keys are small ints: cheap to hash, and ignored by the collector
 def run_shapes(
     mask: int,
     aces: int,
@@ -356,6 +402,7 @@ def run_shapes(
     need: int,
     fixed_aces: int,
     fixed_twos: int,
+    *,
     fixed_wild: bool,
     max_aces: int,
     take: bool,
@@ -374,25 +421,25 @@ def run_shapes(
     """
     all_aces = aces + fixed_aces
     all_twos = twos + fixed_twos
-    pool = mask | need | (_ACE_BITS if all_aces else 0) | (4 if all_twos else 0)
+    pool = mask | need | (ACE_BITS if all_aces else 0) | (TWO_BIT if all_twos else 0)
     # The kinds of wildcard a layout can use: the fixed one, or any the hand holds (the suit's
     # own 2 is the last kind).
     kinds = [_FIXED_WILD] if fixed_wild else list(range(others))
     if all_twos and not fixed_wild:
         kinds.append(_OWN_TWO)
-    need_lo = (need & -need).bit_length() - 1 if need else 15
-    need_hi = need.bit_length() - 1
-    if need and (((2 << need_hi) - (1 << need_lo)) & ~pool).bit_count() > (1 if kinds else 0):
+    need_lo = lowest(need) if need else ACE_HIGH + 1
+    need_hi = highest(need)
+    if need and (interval(need_lo, need_hi) & ~pool).bit_count() > (1 if kinds else 0):
         return ()  # the fixed cards cannot be joined: more holes than wildcards
     found: dict[Shape, None] = {}
 
     def lay(naturals: int, hole: bool, span: int) -> None:
-        used_aces = (naturals >> 1 & 1) + (naturals >> 14 & 1)
+        used_aces = aces_in(naturals)
         if used_aces > max_aces or used_aces < fixed_aces or used_aces > all_aces:
             return  # R6
-        natural_two = naturals >> 2 & 1
+        natural_two = natural_twos_in(naturals)
         count = naturals.bit_count()
-        bits = naturals & ~need & _MIDDLE
+        bits = naturals & ~need & MIDDLE
         hand_aces = used_aces - fixed_aces
         for wild in kinds if hole else (_NO_WILD, *kinds) if span < 14 else (_NO_WILD,):
             if wild == _NO_WILD:
@@ -407,7 +454,7 @@ def run_shapes(
                 continue
             other = wild if wild >= 0 else -1
             if take or bits or hand_aces or used_twos > fixed_twos or other >= 0:
-                found[bits, hand_aces, used_twos - fixed_twos, other] = None
+                found[Shape(bits, hand_aces, used_twos - fixed_twos, other)] = None
 
     for lo in _positions(pool):
         if lo > need_lo:
@@ -416,7 +463,7 @@ def run_shapes(
         for hi in _positions(pool & ~below):
             if hi < need_hi:
                 continue
-            whole = ((2 << hi) - 1) & ~below
+            whole = interval(lo, hi)
             span = hi - lo + 1
             gaps = whole & ~pool
             if gaps:
@@ -443,13 +490,14 @@ def set_options(
     kinds ``wilds`` such that ``meld`` + S is a valid set (with no meld: S alone is a new set),
     in id order, sorted (R5, R7)."""
     counts = tuple([hand.count(c) for c in _RANK_CARDS[rank]])
+    # Positional, as in run_options: the memo key is built at C speed.
     if meld is None:
         return _set_cards(rank, counts, wilds, max_size, True, True)
     room = max_size - len(meld.cards)
     return _set_cards(rank, counts, wilds, room, meld.wildcard is None, False)
 
 
-@lru_cache(maxsize=1 << 13)
+@memoised(maxsize=1 << 13)
 def _set_cards(
     rank: int,
     counts: tuple[int, ...],
@@ -460,7 +508,7 @@ def _set_cards(
 ) -> tuple[tuple[Card, ...], ...]:
     naturals = _RANK_CARDS[rank]
     found = []
-    for *taken, wild in set_shapes(counts, len(wilds), room, wild_allowed, new):
+    for *taken, wild in set_shapes(counts, len(wilds), room, wild_allowed=wild_allowed, new=new):
         chosen = tuple(c for c, k in zip(naturals, taken, strict=True) for _ in range(k))
         if wild >= 0:
             chosen = tuple(sorted((*chosen, wilds[wild])))
@@ -469,9 +517,9 @@ def _set_cards(
     return tuple(found)
 
 
-@lru_cache(maxsize=1 << 12)
+@memoised(maxsize=1 << 12)
 def set_shapes(
-    counts: tuple[int, ...], wilds: int, room: int, wild_allowed: bool, new: bool
+    counts: tuple[int, ...], wilds: int, room: int, *, wild_allowed: bool, new: bool
 ) -> tuple[tuple[int, ...], ...]:
     """The ways to take cards for a set: how many of each suit's card of the rank (``counts``
     held), and which of the ``wilds`` wild kinds (-1 for none), at most ``room`` cards in all; a

@@ -14,26 +14,26 @@ from, from which ``apply`` lays the meld it makes.
 
 from __future__ import annotations
 
-import sys
-from functools import lru_cache
 from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card, all_cards
 from .going_out import (
     banned_after,
+    kept_after_take,
+    may_discard,
     may_discard_last,
     may_keep_after_take,
     may_leave,
     remove_cards,
     stock_exhausted,
 )
-from .melds import IS_WILD, Meld, classify
+from .melds import IS_WILD, Meld, classify, sets_by_rank
 from .meldsearch import (
     NOTHING_FIXED,
     might_extend,
     might_start,
-    might_take,
+    might_start_with_top,
     might_take_onto,
     run_facts,
     run_options,
@@ -43,14 +43,13 @@ from .meldsearch import (
     wild_kinds,
     with_top,
 )
+from .memo import memoised
 from .state import GameState, Phase, Recipe
 from .transitions import corrupt_hand, melds_with
 
 _CARDS: Final = all_cards()
 _SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
 """By card id: the rank a natural card makes sets of (0 = ace), or 13 for a wild card."""
-_OWN_PLACE: Final = tuple(tuple(4 if c == 13 * s + 1 else 0 for c in range(53)) for s in range(4))
-"""By suit and card: the run position bit a 2 of that suit fills naturally (others: 0)."""
 _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
@@ -62,29 +61,19 @@ Option = tuple[int, tuple[Card, ...]]
 """A meld index (-1: a new meld) and the cards to put there."""
 
 
-@lru_cache(maxsize=1 << 14)
-def _new_meld(cards: tuple[Card, ...]) -> NewMeld:
+@memoised(maxsize=1 << 14)
+def _new_meld_action(cards: tuple[Card, ...]) -> NewMeld:
     # Action objects recur from state to state; building one costs more than finding it here.
     return NewMeld(cards)
 
 
-@lru_cache(maxsize=1 << 14)
-def _add(index: int, cards: tuple[Card, ...]) -> AddToMeld:
+@memoised(maxsize=1 << 14)
+def _addition_action(index: int, cards: tuple[Card, ...]) -> AddToMeld:
     return AddToMeld(index, cards)
 
 
 def _meld_action(index: int, cards: tuple[Card, ...]) -> NewMeld | AddToMeld:
-    return _new_meld(cards) if index < 0 else _add(index, cards)
-
-
-def clear_caches() -> None:
-    """Forget every memoised object (for benchmarks that must start cold); no answer changes."""
-    from . import melds, meldsearch
-
-    for module in (melds, meldsearch, sys.modules[__name__]):
-        for value in vars(module).values():
-            if callable(getattr(value, "cache_clear", None)):
-                value.cache_clear()
+    return _new_meld_action(cards) if index < 0 else _addition_action(index, cards)
 
 
 def result_of(state: GameState, recipe: Recipe) -> Meld | None:
@@ -139,18 +128,17 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
     found: list[Option] = []
     for s in range(4) if wild else (top // 13,):
         offer = suit_hand(hand, s, kinds)
-        # A 2 of the run's own suit may also stand in its own place (R7).
-        if might_start(offer, _OWN_PLACE[s][top], True) if wild else might_take(offer, top):
-            fixed = with_top(s, NOTHING_FIXED, top)  # never None: a new run has room
-            if fixed is not None:
-                found += _tagged(-1, run_options(s, offer, fixed, max_aces, True), top)
+        if might_start_with_top(offer, s, top):
+            fixed = with_top(s, NOTHING_FIXED, top)
+            if fixed is not None:  # always: a natural top card is of suit s
+                found += _tagged(-1, run_options(s, offer, fixed, max_aces, take=True), top)
         for i, meld in enumerate(melds):
             if meld.suit != s:
                 continue
             facts = run_facts(meld)
             fixed = with_top(s, facts.fixed, top)
             if fixed is not None and (wild or might_take_onto(offer, meld, facts, top)):
-                found += _tagged(i, run_options(s, offer, fixed, max_aces, True), top)
+                found += _tagged(i, run_options(s, offer, fixed, max_aces, take=True), top)
     if rules.sets_allowed:
         found += _set_options(state, hand, top, melds)
     return found
@@ -173,7 +161,7 @@ def _set_options(
     counts = [0] * 14
     for c in cards:
         counts[_SET_RANK[c]] += 1
-    held = {m.rank - 1: i for i, m in enumerate(melds) if m.rank is not None}
+    held = sets_by_rank(melds)
     only = -1 if top is None or IS_WILD[top] else top % 13
     found: list[Option] = []
     for r in range(13) if only < 0 else (only,):
@@ -199,13 +187,8 @@ def _play_actions(state: GameState) -> Generated:
             remaining = remove_cards(hand, cards)
             if remaining is None:
                 raise corrupt_hand(state)
-            if not may_leave(
-                state,
-                team,
-                remaining,
-                _melds_after(state, index, cards),
-                banned_after(state, cards),
-            ):
+            melds = _melds_once_made(state, index, cards)
+            if not may_leave(state, team, remaining, melds, banned_after(state, cards)):
                 continue
         action = _meld_action(index, cards)
         actions.append(action)
@@ -214,16 +197,19 @@ def _play_actions(state: GameState) -> Generated:
     if size == 1:
         if may_discard_last(state, team, hand[0], state.melds[team], banned):
             actions.append(_DISCARD[hand[0]])
-    elif banned is None or hand.count(banned) > 1:
+    elif banned is None:
         actions += [_DISCARD[c] for c in dict.fromkeys(hand)]
     else:
-        # R11: the single card just taken stays in the hand this turn.
-        actions += [_DISCARD[c] for c in dict.fromkeys(hand) if c != banned]
+        # R11 (may_discard) has a say only over the banned card itself.
+        actions += [
+            _DISCARD[c] for c in dict.fromkeys(hand) if c != banned or may_discard(hand, c, banned)
+        ]
     recipes += [None] * (len(actions) - len(recipes))
     return tuple(actions), tuple(recipes)
 
 
-def _melds_after(state: GameState, index: int, cards: tuple[Card, ...]) -> tuple[Meld, ...]:
+def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> tuple[Meld, ...]:
+    """The team's melds once the option ``(index, cards)`` of the search is laid."""
     result = result_of(state, (index, cards))
     if result is None:
         raise corrupt_hand(state)
@@ -250,13 +236,11 @@ def _draw_actions(state: GameState) -> Generated:
     recipes: list[Recipe | None] = list(draw[1])
     for index, cards in _take_options(state, hand, top):
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
-            from_hand = remove_cards(cards, (top,))
-            remaining = None if from_hand is None else remove_cards(hand, from_hand)
+            remaining = kept_after_take(hand, top, cards)
             if remaining is None:
                 raise corrupt_hand(state)
-            if not may_keep_after_take(
-                state, team, remaining, rest, _melds_after(state, index, cards)
-            ):
+            melds = _melds_once_made(state, index, cards)
+            if not may_keep_after_take(state, team, remaining, rest, melds):
                 continue
         inner = _meld_action(index, cards)
         actions.append(_take(inner))
@@ -264,6 +248,6 @@ def _draw_actions(state: GameState) -> Generated:
     return tuple(actions), tuple(recipes)
 
 
-@lru_cache(maxsize=1 << 12)
+@memoised(maxsize=1 << 12)
 def _take(meld: NewMeld | AddToMeld) -> TakeDiscardPile:
     return TakeDiscardPile(meld)

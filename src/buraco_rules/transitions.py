@@ -3,13 +3,20 @@ only for actions of ``legal_actions``, with the meld the move generator worked o
 
 from __future__ import annotations
 
+import enum
 from bisect import bisect
-from typing import Any
+from typing import Any, Final
 
 from .actions import AddToMeld, NewMeld
 from .cards import Card
 from .errors import InvalidState
-from .going_out import banned_after, remove_cards, stock_exhausted
+from .going_out import (
+    banned_after,
+    hand_after_take,
+    kept_after_take,
+    remove_cards,
+    stock_exhausted,
+)
 from .melds import Meld
 from .state import GameState, Phase
 
@@ -50,11 +57,10 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
     seat = state.current_player
     team = seat % 2
     pile = state.discard_pile
-    from_hand = remove_cards(inner.cards, (pile[-1],))
-    remaining = None if from_hand is None else remove_cards(state.hands[seat], from_hand)
-    if remaining is None:
+    kept = kept_after_take(state.hands[seat], pile[-1], inner.cards)
+    if kept is None:
         raise corrupt_hand(state)
-    hand = tuple(sorted(remaining + pile[:-1]))
+    hand = hand_after_take(kept, pile)
     after = replace(
         state,
         phase=Phase.PLAY,
@@ -115,9 +121,10 @@ def discard(state: GameState, card: Card) -> GameState:
         raise corrupt_hand(state)
     hands = set_item(state.hands, seat, remaining)
     discard_pile = (*state.discard_pile, card)
-    extra_piles = state.extra_piles
-    extra_pile_taken = state.extra_pile_taken
-    untouched = state.untouched_extra_pile
+    shared: Any = state  # see Shared
+    extra_piles: Shared = shared.extra_piles
+    extra_pile_taken: Shared = shared.extra_pile_taken
+    untouched: Shared = shared.untouched_extra_pile
     if not remaining:
         extra = extra_piles[team]
         if extra is None:  # R13: the hand ends
@@ -182,42 +189,59 @@ def set_item(values: tuple[Any, ...], index: int, value: Any) -> Any:
     return values[:index] + (value,) + values[index + 1 :]
 
 
-_KEEP: Any = object()
+Shared = Any
+"""A pair of team values (melds, extra piles, ...), passed on to the next state as the very same
+object. Typed loosely on purpose, and read through a reference typed ``Any``: the compiled build
+unpacks a value of a fixed-length tuple type into a C struct and builds a new tuple from it, so
+each state would copy what it should share."""
+
+
+class Keep(enum.Enum):
+    """The type of :data:`KEEP`, the one value that means "leave this field as it is" to
+    :func:`replace` (``None`` and ``-1`` are values that fields take). An enum rather than an
+    ``object()``, so that the parameters keep exact types, which the compiled build enforces."""
+
+    KEEP = enum.auto()
+
+
+KEEP: Final = Keep.KEEP
 
 
 def replace(
     state: GameState,
     *,
-    current_player: int = -1,
-    phase: Phase | None = None,
-    hands: tuple[tuple[Card, ...], ...] | None = None,
-    stock: tuple[Card, ...] | None = None,
-    discard_pile: tuple[Card, ...] | None = None,
-    melds: tuple[tuple[Meld, ...], tuple[Meld, ...]] | None = None,
-    extra_piles: tuple[tuple[Card, ...] | None, tuple[Card, ...] | None] | None = None,
-    extra_pile_taken: tuple[bool, bool] | None = None,
-    untouched_extra_pile: tuple[int | None, int | None] | None = None,
-    taken_single_card: Card | None = _KEEP,
-    went_out: int | None = _KEEP,
+    current_player: int | Keep = KEEP,
+    phase: Phase | Keep = KEEP,
+    hands: tuple[tuple[Card, ...], ...] | Keep = KEEP,
+    stock: tuple[Card, ...] | Keep = KEEP,
+    discard_pile: tuple[Card, ...] | Keep = KEEP,
+    melds: Shared = KEEP,
+    extra_piles: Shared = KEEP,
+    extra_pile_taken: Shared = KEEP,
+    untouched_extra_pile: Shared = KEEP,
+    taken_single_card: Card | Keep | None = KEEP,
+    went_out: int | Keep | None = KEEP,
 ) -> GameState:
-    """``state`` with the given fields changed (spelled out rather than ``attrs.evolve``: this is
-    on every step's path)."""
+    """``state`` with the given fields changed, every other one kept (spelled out rather than
+    ``attrs.evolve``: this is on every step's path; a test holds it to the fields of
+    :class:`GameState`)."""
+    shared: Any = state  # see Shared: read the pairs as the objects they are
     return GameState(
         rules=state.rules,
         players=state.players,
-        current_player=state.current_player if current_player < 0 else current_player,
-        phase=state.phase if phase is None else phase,
-        hands=state.hands if hands is None else hands,
-        stock=state.stock if stock is None else stock,
-        discard_pile=state.discard_pile if discard_pile is None else discard_pile,
-        melds=state.melds if melds is None else melds,
-        extra_piles=state.extra_piles if extra_piles is None else extra_piles,
-        extra_pile_taken=state.extra_pile_taken if extra_pile_taken is None else extra_pile_taken,
-        untouched_extra_pile=state.untouched_extra_pile
-        if untouched_extra_pile is None
+        current_player=state.current_player if current_player is KEEP else current_player,
+        phase=state.phase if phase is KEEP else phase,
+        hands=state.hands if hands is KEEP else hands,
+        stock=state.stock if stock is KEEP else stock,
+        discard_pile=state.discard_pile if discard_pile is KEEP else discard_pile,
+        melds=shared.melds if melds is KEEP else melds,
+        extra_piles=shared.extra_piles if extra_piles is KEEP else extra_piles,
+        extra_pile_taken=shared.extra_pile_taken if extra_pile_taken is KEEP else extra_pile_taken,
+        untouched_extra_pile=shared.untouched_extra_pile
+        if untouched_extra_pile is KEEP
         else untouched_extra_pile,
         taken_single_card=state.taken_single_card
-        if taken_single_card is _KEEP
+        if taken_single_card is KEEP
         else taken_single_card,
-        went_out=state.went_out if went_out is _KEEP else went_out,
+        went_out=state.went_out if went_out is KEEP else went_out,
     )

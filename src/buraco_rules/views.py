@@ -140,7 +140,7 @@ def _rebuild(fields: dict[str, object]) -> PlayerView:
     return PlayerView(**fields)  # type: ignore[arg-type]
 
 
-def view(state: GameState, seat: int) -> PlayerView:
+def view(state: GameState, seat: object) -> PlayerView:
     """What ``seat`` may see of ``state``; a seat that does not exist is a ``ValueError``."""
     if not isinstance(state, GameState):
         raise TypeError(f"view needs a GameState, not {type(state).__name__}")
