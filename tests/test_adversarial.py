@@ -1,0 +1,182 @@
+"""Adversarial regression tests: hostile input at the boundary (decoders, validate, refusals).
+
+Each test is the smallest reproducer of a fault found by fuzzing the public API; each failed on
+the code it was found in.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+import pytest
+
+import buraco_rules as br
+from buraco_rules import variants
+
+E = br.ErrorCode
+
+
+class Hostile:
+    """An object whose comparisons raise, as a hostile caller's object may."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("comparison refused")
+
+    __ne__ = __eq__
+
+    def __hash__(self) -> int:
+        return 1
+
+
+# --- decoders: everything they build must validate ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"extra_pile_taken": [True, False]},  # taken, yet still set aside (R12)
+        {"phase": "over"},  # over with nobody out and a full stock (R15)
+        {"went_out": 0},  # a team went out while the hand goes on (R13)
+        {"taken_single_card": "5S"},  # a single taken card with a closed pile (R11)
+        {"untouched_extra_pile": [0, None]},  # untouched, yet never taken (R19)
+    ],
+    ids=lambda change: next(iter(change)),
+)
+def test_from_json_refuses_a_state_that_validate_refuses(change: dict[str, Any]) -> None:
+    state = br.new_game(variants.BURACO_FECHADO, 4, seed=1)
+    data = br.to_data(state) | change
+    with pytest.raises(br.InvalidState):
+        br.validate(attrs.evolve(state, **_fields(state, change)))
+    with pytest.raises(br.DecodeError):
+        br.from_data(data)
+
+
+def _fields(state: br.GameState, change: dict[str, Any]) -> dict[str, Any]:
+    decoded: dict[str, Any] = {}
+    for key, value in change.items():
+        if key == "phase":
+            decoded[key] = br.Phase(value)
+        elif key == "taken_single_card":
+            decoded[key] = br.Card(value)
+        elif isinstance(value, list):
+            decoded[key] = tuple(value)
+        else:
+            decoded[key] = value
+    return decoded
+
+
+def test_from_json_refuses_a_view_that_no_valid_state_shows() -> None:
+    # A team that went out while the hand is still in its draw phase (R13).
+    data = br.to_data(br.view(br.new_game(variants.BURACO_FECHADO, 4, seed=1), 1))
+    with pytest.raises(br.DecodeError):
+        br.from_data(data | {"went_out": 0})
+
+
+@pytest.fixture
+def hang_guard() -> Iterator[None]:
+    """Turn a decode that would run for minutes into a failure (a guard against a hang, far
+    above the milliseconds the decode takes; not a timing measurement)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise TimeoutError("from_json did not return within 10 s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(10)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_from_json_depth_check_is_linear_in_escaped_quotes(hang_guard: None) -> None:
+    # 33 brackets switch the depth check on; its string pattern then rescans the rest of the
+    # text from every escaped quote: quadratic (0.5 s for 8 kB, 8 s for 32 kB; hours for the
+    # 1 MB the size limit allows).
+    text = "[" * 33 + '"' + '\\"' * 150_000
+    with pytest.raises(br.DecodeError):
+        br.from_json(text)
+
+
+def test_from_data_refuses_objects_whose_comparison_fails_with_decode_error() -> None:
+    with pytest.raises(br.DecodeError):
+        br.from_data({"format": Hostile(), "type": "state"})
+    with pytest.raises(br.DecodeError):
+        br.from_data({"format": 1, "type": Hostile()})
+
+
+# --- validate ------------------------------------------------------------------------------------
+
+
+def _over_state_someone_went_out() -> br.GameState:
+    rules = variants.ITALIAN
+    rng = random.Random(0)  # random play, preferring melds, until a team goes out
+    while True:
+        state = br.new_game(rules, 2, seed=rng.getrandbits(32))
+        while not state.is_over:
+            actions = br.legal_actions(state)
+            melds = [a for a in actions if not isinstance(a, br.DrawFromStock | br.Discard)]
+            pool = melds if melds and rng.random() < 0.8 else actions
+            state = br.apply(state, rng.choice(pool))
+        if state.went_out is not None:
+            return state
+
+
+def test_validate_refuses_a_float_went_out_with_invalid_state() -> None:
+    state = _over_state_someone_went_out()
+    br.validate(state)
+    with pytest.raises(br.InvalidState):  # was TypeError: tuple indices must be integers
+        br.validate(attrs.evolve(state, went_out=float(state.went_out)))  # type: ignore[arg-type]
+
+
+def test_R14_validate_refuses_a_play_phase_hand_of_one_card_that_cannot_be_discarded() -> None:
+    # Seat 0 plays holding one card it may not discard (extra pile taken, no canasta, R13): no
+    # state of the engine is like it (R14), and it has no legal action while the hand goes on.
+    state = br.apply(br.new_game(variants.ITALIAN, 2, seed=3), br.DrawFromStock())
+    hand = state.hands[0]
+    extra = state.extra_piles[0]
+    assert extra is not None
+    stuck = attrs.evolve(
+        state,
+        hands=(hand[:1], tuple(sorted(state.hands[1] + hand[1:] + extra))),
+        extra_piles=(None, state.extra_piles[1]),
+        extra_pile_taken=(True, False),
+    )
+    assert not stuck.is_over and br.legal_actions(stuck) == ()
+    with pytest.raises(br.InvalidState):
+        br.validate(stuck)
+
+
+# --- refusals speak for the seat that sent the move ----------------------------------------------
+
+
+def test_parse_action_checks_a_move_for_the_seat_that_sent_it() -> None:
+    # A server reading seat 0's text while seat 1 plays must not get seat 1's refusal ("... is
+    # not in your hand" tells seat 0 what seat 1 holds): parse_action needs player=.
+    state = br.apply(br.new_game(variants.ITALIAN, 2, seed=3), br.DrawFromStock())
+    state = br.apply(state, br.legal_actions(state)[-1])  # seat 0 discards; seat 1 to act
+    state = br.apply(state, br.DrawFromStock())
+    card = state.hands[1][0]
+    with pytest.raises(br.IllegalAction) as caught:
+        br.parse_action(f"discard {card}", state, player=0)  # type: ignore[call-arg]
+    assert caught.value.code is E.NOT_YOUR_TURN
+
+
+def test_why_illegal_on_a_view_answers_a_player_that_is_no_int_as_the_state_does() -> None:
+    state = br.apply(br.new_game(variants.ITALIAN, 2, seed=3), br.DrawFromStock())
+    state = br.apply(state, br.legal_actions(state)[-1])  # seat 1 to act
+    seen = br.view(state, 1)
+    expected = br.why_illegal(state, br.DrawFromStock(), player=1.0)
+    assert expected is not None and expected.code is E.NOT_YOUR_TURN
+    try:
+        got = br.why_illegal(seen, br.DrawFromStock(), player=1.0)
+    except ValueError:
+        pass  # refusing the argument is fine too
+    else:
+        assert got is not None and got.code is E.NOT_YOUR_TURN  # was None: "legal"
+    with pytest.raises(ValueError):  # was RuntimeError from the object's comparison
+        br.why_illegal(seen, br.DrawFromStock(), player=Hostile())
