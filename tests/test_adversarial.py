@@ -180,3 +180,38 @@ def test_why_illegal_on_a_view_answers_a_player_that_is_no_int_as_the_state_does
         assert got is not None and got.code is E.NOT_YOUR_TURN  # was None: "legal"
     with pytest.raises(ValueError):  # was RuntimeError from the object's comparison
         br.why_illegal(seen, br.DrawFromStock(), player=Hostile())
+
+
+# --- a huge int is quoted in the message: its repr must not replace the documented error ----------
+
+HUGE = 10**5000  # repr() of it raises ValueError (Python's int-to-text digit limit)
+
+
+def test_from_data_refuses_a_huge_int_with_decode_error() -> None:
+    state = br.new_game(variants.ITALIAN, 2, seed=1)
+    with pytest.raises(br.DecodeError):
+        br.from_data({"format": HUGE, "type": "state"})
+    with pytest.raises(br.DecodeError):
+        br.from_data(br.to_data(state) | {"players": HUGE})
+
+
+def test_rule_set_refuses_a_huge_int_with_invalid_rules() -> None:
+    with pytest.raises(br.InvalidRules):
+        attrs.evolve(variants.ITALIAN, hand_size=HUGE)
+
+
+def test_validate_refuses_a_huge_int_with_invalid_state() -> None:
+    state = br.new_game(variants.ITALIAN, 2, seed=1)
+    with pytest.raises(br.InvalidState):
+        br.validate(attrs.evolve(state, current_player=HUGE))
+
+
+# --- the notation reads ASCII keywords and cards, not their Unicode case-folds -------------------
+
+
+@pytest.mark.parametrize("text", ["ta\u212ae", "discard 5\u017f"], ids=["kelvin-sign", "long-s"])
+def test_parse_action_refuses_unicode_lookalikes_that_fold_to_ascii(text: str) -> None:
+    # "taKe" (KELVIN SIGN) lowers to "take" and "5ſ" (LONG S) uppers to "5S": accepted, so the
+    # text a server logs or filters is not the move it applied.
+    with pytest.raises(br.NotationError):
+        br.parse_action(text)
