@@ -182,7 +182,7 @@ def test_why_illegal_on_a_view_answers_a_player_that_is_no_int_as_the_state_does
         br.why_illegal(seen, br.DrawFromStock(), player=Hostile())
 
 
-# --- a huge int is quoted in the message: its repr must not replace the documented error ----------
+# --- a huge int is quoted in the message: its repr must not replace the documented error -
 
 HUGE = 10**5000  # repr() of it raises ValueError (Python's int-to-text digit limit)
 
@@ -215,3 +215,35 @@ def test_parse_action_refuses_unicode_lookalikes_that_fold_to_ascii(text: str) -
     # text a server logs or filters is not the move it applied.
     with pytest.raises(br.NotationError):
         br.parse_action(text)
+
+
+# --- determinize on a view no state shows ------------------------------------------------
+
+
+def _view_after_a_single_card_take() -> br.PlayerView:
+    """The other seat's view of an Italian hand right after a one-card pile was taken (R11)."""
+    rng = random.Random(1)
+    while True:
+        state = br.new_game(variants.ITALIAN, 2, seed=rng.getrandbits(32))
+        while not state.is_over:
+            if state.taken_single_card is not None:
+                return br.view(state, 1 - state.current_player)
+            actions = br.legal_actions(state)
+            takes = [a for a in actions if isinstance(a, br.TakeDiscardPile)]
+            single = takes and len(state.discard_pile) == 1
+            state = br.apply(state, takes[0] if single else rng.choice(actions))
+
+
+def test_determinize_refuses_a_view_whose_taker_holds_no_cards(hang_guard: None) -> None:
+    # The single taken card must be dealt into its taker's hand (R11), which the view says is
+    # empty: determinize reshuffled forever. from_data accepts the view, so a bot service that
+    # decodes views hangs on it.
+    seen = _view_after_a_single_card_take()
+    taker = seen.current_player
+    sizes = list(seen.hand_sizes)
+    held, sizes[taker] = sizes[taker], 0
+    hostile = attrs.evolve(seen, hand_sizes=tuple(sizes), stock_size=seen.stock_size + held)
+    with pytest.raises(br.DecodeError):
+        br.from_data(br.to_data(hostile))
+    with pytest.raises(ValueError):
+        br.determinize(hostile, random.Random(0))
