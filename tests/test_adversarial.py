@@ -247,3 +247,18 @@ def test_determinize_refuses_a_view_whose_taker_holds_no_cards(hang_guard: None)
         br.from_data(br.to_data(hostile))
     with pytest.raises(ValueError):
         br.determinize(hostile, random.Random(0))
+
+
+# --- rule sets that cannot be played to the end --------------------------------------------------
+
+
+def test_R20_a_rule_set_whose_hands_all_score_nothing_is_refused() -> None:
+    # Every hand ends 0 to 0, so no team ever reaches the target and a match never ends (R20).
+    with pytest.raises(br.InvalidRules):
+        attrs.evolve(
+            variants.ITALIAN,
+            card_values=br.CardValues(0, 0, 0, 0, 0),
+            canasta_bonuses=br.CanastaBonuses(0, 0, 0, 0),
+            going_out_bonus=0,
+            extra_pile_penalty=0,
+        )
