@@ -6,6 +6,7 @@ the code it was found in.
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 from collections.abc import Iterator
@@ -262,3 +263,16 @@ def test_R20_a_rule_set_whose_hands_all_score_nothing_is_refused() -> None:
             going_out_bonus=0,
             extra_pile_penalty=0,
         )
+
+
+def test_from_json_refuses_lone_surrogates_that_to_json_cannot_write_as_utf8() -> None:
+    # JSON's "\ud800" escape decodes to a lone surrogate; the record kept it, and its to_json
+    # text then fails to encode as UTF-8 (a server storing the record crashes).
+    start = br.new_game(variants.ITALIAN, 2, seed=1)
+    data = br.to_data(br.GameRecord.from_game(start, ["draw"], names=("a", "b")))
+    text = json.dumps(data | {"names": ["\ud800", "b"]})
+    try:
+        record = br.from_json(text)
+    except br.DecodeError:
+        return
+    br.to_json(record).encode("utf-8")
