@@ -276,3 +276,31 @@ def test_from_json_refuses_lone_surrogates_that_to_json_cannot_write_as_utf8() -
     except br.DecodeError:
         return
     br.to_json(record).encode("utf-8")
+
+
+# --- meld indexes the notation cannot write ------------------------------------------------------
+
+
+@pytest.mark.parametrize("index", [-1, 1000, 10**30], ids=["negative", "four-digits", "huge"])
+def test_an_addition_that_constructs_round_trips_through_its_notation(index: int) -> None:
+    # AddToMeld takes any int, but the notation's index is 1 to 3 digits: "add -1 5S" is
+    # written and then refused, so a record holding it is written and cannot be read back.
+    try:
+        action = br.AddToMeld(index, "5S")
+    except br.MalformedAction:
+        return
+    assert br.parse_action(br.format_action(action)) == action
+
+
+def test_replay_of_an_addition_with_a_huge_index_raises_replay_error() -> None:
+    # str(action) of a 5000-digit index raises ValueError inside replay's own message.
+    rules = variants.ITALIAN
+    try:
+        action = br.AddToMeld(HUGE, "5S")
+        record = br.GameRecord(
+            rules=rules, players=2, deck=br.arrange_deck(rules), actions=(action,)
+        )
+    except (br.MalformedAction, br.InvalidRecord):
+        return
+    with pytest.raises(br.ReplayError):
+        br.replay(record)
