@@ -221,6 +221,8 @@ def test_montecarlo_budget_is_checked() -> None:
         MonteCarloBot(playouts=0)
     with pytest.raises(ValueError, match="seconds must be a number"):
         MonteCarloBot(seconds="1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="margin must be a number"):
+        MonteCarloBot(margin=None)  # type: ignore[arg-type]
 
 
 def test_montecarlo_is_replayable_from_its_rng_and_may_think_by_time() -> None:

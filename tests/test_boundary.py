@@ -7,12 +7,14 @@ actions, among them takes built with the cards below a closed pile's top and car
 The view itself must answer the same: ``legal_actions(view)``, ``is_legal(view, a)`` and
 ``why_illegal(view, a)`` equal what the state answers for that seat.
 
-Run ``python tests/test_boundary.py`` for a one-off count of the states, probes and house rules
-the property test tries.
+Run ``BURACO_SURVEY=20 python -m pytest -s tests/test_boundary.py`` for a one-off survey with 20
+times the examples; the counts of states, probes and house rules tried are printed at the end.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -26,8 +28,9 @@ from hypothesis import strategies as st
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.cards import DECK, all_cards
+from buraco_rules.determinize import canonical_state
 
-VARIANTS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN)
+VARIANTS = tuple(variants.get(name) for name in variants.NAMES)
 CONFIGS = [(rules, n) for rules in VARIANTS for n in rules.player_counts]
 CONFIG_IDS = [f"{rules.name}-{n}p" for rules, n in CONFIGS]
 CARDS = all_cards()
@@ -38,12 +41,23 @@ F = variants.BURACO_FECHADO
 COUNTS: Counter[str] = Counter()
 """What the property tests tried in this run (printed by ``python tests/test_boundary.py``)."""
 
-configs = pytest.mark.parametrize(("rules", "players"), CONFIGS, ids=CONFIG_IDS)
+
+SURVEY = int(os.environ.get("BURACO_SURVEY", "1"))
+"""Multiplies every example count: ``BURACO_SURVEY=20 pytest -s tests/...`` for a one-off survey
+(the counts are printed at the end of the module with ``-s``)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_counts() -> Iterator[None]:
+    yield
+    COUNTS["distinct house-rule variations"] = len(HOUSE_RULES)
+    if COUNTS:
+        print("\n" + ", ".join(f"{k}: {v}" for k, v in sorted(COUNTS.items())))
 
 
 def examples(n: int) -> settings:
     return settings(
-        max_examples=n,
+        max_examples=n * SURVEY,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
@@ -55,7 +69,8 @@ def examples(n: int) -> settings:
 @st.composite
 def house_rules(draw: st.DrawFn, rules: br.RuleSet) -> br.RuleSet:
     """``rules`` as it is, or (most of the time) with random rulings changed: the pile closed or
-    open, the ways of going out, sets, aces, smaller deals (so that the end game comes sooner)."""
+    open, the ways of going out, sets, aces, the stock's reserve, smaller deals (so that the end
+    game comes sooner)."""
     if draw(st.integers(0, 3)) == 0:
         return rules
     changes: dict[str, object] = {}
@@ -68,14 +83,17 @@ def house_rules(draw: st.DrawFn, rules: br.RuleSet) -> br.RuleSet:
         "extra_pile_becomes_stock",
         "sets_allowed",
         "discard_pile_starts_face_up",
+        "untouched_extra_pile_is_void",
     ):
         if draw(st.booleans()):
             changes[name] = not getattr(rules, name)
     if draw(st.booleans()):
         changes["max_natural_aces_in_run"] = draw(st.sampled_from((1, 2)))
     if draw(st.booleans()):
-        changes["hand_size"] = draw(st.integers(5, 13))
-        changes["extra_pile_size"] = draw(st.integers(3, 11))
+        changes["stock_reserve"] = draw(st.integers(0, 3))
+    if draw(st.booleans()):
+        changes["hand_size"] = draw(st.integers(3, 13))
+        changes["extra_pile_size"] = draw(st.integers(2, 11))
     house = attrs.evolve(rules, **changes)
     event(f"house rules: {len(changes)} changes")
     return house
@@ -142,6 +160,11 @@ def probes(state: br.GameState, seat: int, rng: random.Random) -> list[object]:
             for card in below[-3:]:
                 out.append(br.TakeDiscardPile(br.NewMeld([card, top, *some(hand, 2)])))
         out.append(br.TakeDiscardPile(br.NewMeld(some(hand, 3))))
+        for i in range(len(melds)):  # the top card onto each meld, with or without hand cards
+            out.append(br.TakeDiscardPile(br.AddToMeld(i, [top])))
+            out.append(br.TakeDiscardPile(br.AddToMeld(i, [top, *some(hand, 2)])))
+    for i in range(len(melds)):
+        out.append(br.AddToMeld(i, some(hand, 2)))
     if state.phase is not br.Phase.OVER and state.current_player == seat:
         actions = br.legal_actions(state)
         out += rng.sample(actions, min(len(actions), 6))
@@ -178,44 +201,154 @@ def unseen_multiset(state: br.GameState, seat: int) -> Counter[br.Card]:
     return cards
 
 
+def scramble(state: br.GameState, seat: int, rng: random.Random) -> br.GameState:
+    """``state`` with the cards hidden from ``seat`` shuffled among their hidden places (each
+    keeping its size), independently of ``determinize``; the seat to act keeps a copy of a card
+    just taken from an open pile (R11), as it must."""
+    closed = state.rules.closed_discard_pile
+    others = [s for s in range(state.players) if s != seat]
+    below = state.discard_pile[:-1] if closed else ()
+    hidden = [c for s in others for c in state.hands[s]] + list(state.stock) + list(below)
+    hidden += [c for p in state.extra_piles if p is not None for c in p]
+    single = state.taken_single_card
+    kept = single if single is not None and state.current_player != seat else None
+    if kept is not None:
+        hidden.remove(kept)
+    rng.shuffle(hidden)
+    cards = iter(hidden)
+
+    def deal(n: int) -> tuple[br.Card, ...]:
+        return tuple(next(cards) for _ in range(n))
+
+    hands = list(state.hands)
+    for s in others:
+        if s == state.current_player and kept is not None:
+            hands[s] = tuple(sorted((kept, *deal(len(state.hands[s]) - 1))))
+        else:
+            hands[s] = tuple(sorted(deal(len(state.hands[s]))))
+    stock = deal(len(state.stock))
+    pile = deal(len(below)) + state.discard_pile[-1:] if closed else state.discard_pile
+    piles = tuple(None if p is None else deal(len(p)) for p in state.extra_piles)
+    return br.validate(
+        attrs.evolve(state, hands=tuple(hands), stock=stock, discard_pile=pile, extra_piles=piles)
+    )
+
+
 # --- the property ------------------------------------------------------------------------------
 
 
 def check_boundary(state: br.GameState, seat: int, rng: random.Random) -> None:
     seen = br.view(state, seat)
-    other = br.determinize(seen, rng)
-    assert br.view(other, seat) == seen
-    assert unseen_multiset(other, seat) == unseen_multiset(state, seat)
+    dealt = br.determinize(seen, rng)
+    shuffled = scramble(state, seat, rng)
+    assert br.validate(dealt) is dealt
+    assert br.validate(canonical_state(seen)) is canonical_state(seen)
+    assert br.view(dealt, seat) == seen == br.view(shuffled, seat)
+    assert unseen_multiset(dealt, seat) == unseen_multiset(state, seat)
     assert Counter(br.unseen_cards(seen)) == unseen_multiset(state, seat)
+    assert seen.public_points == tuple(s.table + s.canastas for s in br.score(state))
+    assert seen.extra_pile_became_stock == tuple(
+        state.extra_piles[t] is None and not state.extra_pile_taken[t] for t in (0, 1)
+    )
+    assert seen.top_of_discard_pile == state.top_of_discard_pile
+    assert seen.outcome == state.outcome
     assert br.legal_actions(seen) == (br.legal_actions(state) if seen.is_my_turn else ())
     if seen.is_my_turn:
-        assert br.legal_actions(other) == br.legal_actions(state)
+        assert br.legal_actions(dealt) == br.legal_actions(state)
+        assert br.legal_actions(shuffled) == br.legal_actions(state)
+        COUNTS["legal actions compared"] += len(br.legal_actions(state))
     for action in probes(state, seat, rng):
         expected = refusal(state, action, seat)
-        assert refusal(other, action, seat) == expected, action
+        assert refusal(dealt, action, seat) == expected, action
+        assert refusal(shuffled, action, seat) == expected, action
         assert refusal(seen, action, seat) == expected, action
         assert br.is_legal(seen, action) == (expected == "ok"), action
         COUNTS["probe actions"] += 1
         if expected == "ok":
             COUNTS["probes legal"] += 1
+        elif isinstance(expected, tuple):
+            COUNTS[f"probes refused {expected[0]}"] += 1
     COUNTS["states"] += 1
+    if seen.is_my_turn:
+        COUNTS["states (the seat to act)"] += 1
 
 
-@configs
-@examples(6)
+HOUSE_RULES: set[br.RuleSet] = set()
+"""The distinct house-rule variations the property test played."""
+
+
+@pytest.mark.parametrize(("rules", "players"), CONFIGS, ids=CONFIG_IDS)
+@examples(5)
 @given(data=st.data())
 def test_refusals_and_legal_actions_depend_on_the_view_alone(
     rules: br.RuleSet, players: int, data: st.DataObject
 ) -> None:
     house = data.draw(house_rules(rules), label="rules")
     COUNTS["games"] += 1
-    COUNTS["house-rule variations"] += house != rules
+    if house != rules:
+        COUNTS["games under house rules"] += 1
+        HOUSE_RULES.add(house)
     rng = random.Random(data.draw(SEEDS, label="seed"))
-    rate = 0.15
     for state in play(house, players, rng):
-        if rng.random() < rate or state.is_over:
+        if rng.random() < 0.12 or state.is_over:
             check_boundary(state, state.current_player, rng)
             check_boundary(state, rng.randrange(players), rng)
+
+
+@st.composite
+def closed_take_leaving_one_hidden_card(draw: st.DrawFn) -> br.GameState:
+    """A closed pile of two cards, X below T on top; seat 0 (to draw) holds exactly the cards that
+    meld with T, so the take would leave X alone in the hand (R10, R14). The team's extra pile is
+    taken, and it holds a clean canasta or not; the rules on going out vary."""
+    rules = attrs.evolve(
+        F,
+        may_go_out_discarding_wildcard=draw(st.booleans()),
+        may_go_out_by_melding=draw(st.booleans()),
+        going_out_needs_clean_canasta=draw(st.booleans()),
+    )
+    suit = draw(st.integers(0, 3))
+    low = draw(st.integers(2, 8))  # 3 to 9: a run of three natural cards
+    run = [br.Card.from_id(13 * suit + r) for r in range(low, low + 3)]
+    top = run.pop(draw(st.integers(0, 2)))
+    below = draw(st.sampled_from(CARDS))
+    other_suit = "D" if suit == 0 else "C"
+    canasta_cards = br.parse_cards(" ".join(f"{r}{other_suit}" for r in range(3, 10)))
+    canasta = br.Meld.from_cards(canasta_cards, rules)
+    melds = (canasta,) if canasta is not None and draw(st.booleans()) else ()
+    pool = Counter(DECK) - Counter([*run, top, below, *(c for m in melds for c in m.cards)])
+    rest = sorted(pool.elements())
+    draw(st.randoms(use_true_random=False)).shuffle(rest)
+    state = br.new_game(rules, 2, seed=0)
+    return br.validate(
+        attrs.evolve(
+            state,
+            hands=(tuple(sorted(run)), tuple(sorted(rest[:8]))),
+            discard_pile=(below, top),
+            melds=(melds, ()),
+            extra_piles=(None, tuple(rest[8:19])),
+            extra_pile_taken=(True, False),
+            stock=tuple(rest[19:]),
+        )
+    )
+
+
+@examples(40)
+@given(state=closed_take_leaving_one_hidden_card(), data=st.data())
+def test_R14_a_take_leaving_one_hidden_card_is_decided_without_it(
+    state: br.GameState, data: st.DataObject
+) -> None:
+    # The card below the top could be any unseen card: the legal actions and the refusal of the
+    # take must be the same whichever it is.
+    rng = random.Random(data.draw(SEEDS, label="seed"))
+    take = br.TakeDiscardPile(br.NewMeld((*state.hands[0], state.discard_pile[-1])))
+    expected = refusal(state, take, 0)
+    event(f"the take: {expected if expected == 'ok' else expected[0]}")  # type: ignore[index]
+    for _ in range(4):
+        other = scramble(state, 0, rng)
+        assert br.legal_actions(other) == br.legal_actions(state)
+        assert refusal(other, take, 0) == expected
+        assert refusal(br.view(other, 0), take, 0) == expected
+    COUNTS["R14 hidden-card states"] += 1
 
 
 # --- a view drives a client --------------------------------------------------------------------
@@ -267,18 +400,17 @@ def test_determinize_is_reproducible_and_varies() -> None:
         br.determinize(seen, 1)  # type: ignore[arg-type]
 
 
-def test_determinize_is_uniform_over_a_small_hidden_deal() -> None:
-    # Seat 0 at the end of a 2-player hand sees all but the 2 cards in the other hand... after a
-    # full game the hidden part is large, so count where one given unseen card lands instead: it
-    # is as likely to be in each hidden place as the place's share of the unseen cards.
+def test_determinize_deals_each_unseen_card_uniformly() -> None:
+    # Where one unseen card lands: in the other hand with the hypergeometric probability that
+    # at least one of its unseen copies is among that hand's cards.
     seen = br.view(br.new_game(F, 2, seed=4), 0)
-    card = br.unseen_cards(seen)[0]
+    unseen = br.unseen_cards(seen)
+    card = unseen[0]
+    copies, total, size = unseen.count(card), len(unseen), seen.hand_sizes[1]
+    expected = 1 - math.comb(total - copies, size) / math.comb(total, size)
     rng = random.Random(0)
-    in_other_hand = sum(card in br.determinize(seen, rng).hands[1] for _ in range(2000))
-    share = seen.hand_sizes[1] / len(br.unseen_cards(seen))
-    copies = br.unseen_cards(seen).count(card)
-    expected = 1 - (1 - share) ** copies  # about, for 1 or 2 copies
-    assert abs(in_other_hand / 2000 - expected) < 0.04
+    hits = sum(card in br.determinize(seen, rng).hands[1] for _ in range(3000))
+    assert abs(hits / 3000 - expected) < 0.03  # about 4 standard deviations
 
 
 def test_determinize_keeps_the_single_taken_card_in_its_takers_hand() -> None:
@@ -366,13 +498,12 @@ def test_R14_a_closed_pile_take_leaving_one_unseen_card_is_decided_without_it() 
     assert answers[0][0] is False and answers[0][1][0] is E.CANNOT_GO_OUT
 
 
-if __name__ == "__main__":
-    # A one-off survey: run the property test with many more examples and print the counts.
-    import sys
+def test_a_view_pickles_and_copies_without_its_cached_state() -> None:
+    import copy
+    import pickle
 
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-    for rules, players in CONFIGS:
-        inner = test_refusals_and_legal_actions_depend_on_the_view_alone.hypothesis.inner_test  # type: ignore[attr-defined]
-        test = settings(examples(n))(given(data=st.data())(inner))
-        test(rules=rules, players=players)
-    print(dict(COUNTS))
+    seen = br.view(br.new_game(F, 2, seed=8), 0)
+    assert br.legal_actions(seen)  # fills the cache
+    for twin in (pickle.loads(pickle.dumps(seen)), copy.deepcopy(seen), copy.copy(seen)):
+        assert twin == seen and br.legal_actions(twin) == br.legal_actions(seen)
+    assert pickle.loads(pickle.dumps(seen))._state is None

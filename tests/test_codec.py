@@ -435,3 +435,11 @@ def test_every_json_example_of_the_docs_decodes_and_encodes_again() -> None:
     state = next(d for d in documents if isinstance(d, br.GameState))
     assert br.replay(record)[-1] == state
     assert next(d for d in documents if isinstance(d, br.PlayerView)) == br.view(state, 1)
+
+
+def test_to_data_refuses_a_state_forged_past_its_checks() -> None:
+    state = br.new_game(variants.ITALIAN, 2, seed=1)
+    for hands in [((99,), state.hands[1]), (("5S",), state.hands[1]), (None, None)]:
+        forged_state = attrs.evolve(state, hands=hands)
+        with pytest.raises(TypeError):
+            br.to_data(forged_state)

@@ -297,3 +297,42 @@ def test_random_fibur_hands_never_draw_the_last_two_cards(players, seed):
         if untouched is not None:  # R23: taken, its cards held
             assert team_score.extra_pile == 0
             assert team_score.hands >= sum(FI.value_by_id[c] for c in state.hands[untouched])
+
+
+# --- validation of the new fields -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"stock_reserve": -1}, "stock_reserve"),
+        ({"stock_reserve": "2"}, "stock_reserve"),
+        ({"stock_reserve": True}, "stock_reserve"),
+        ({"stock_reserve": 50}, "R21"),  # no stock left above it
+        ({"untouched_extra_pile_is_void": 1}, "untouched_extra_pile_is_void"),
+        ({"untouched_extra_pile_is_void": None}, "untouched_extra_pile_is_void"),
+    ],
+)
+def test_R21_R23_bad_fields_are_invalid_rules(changes, field):
+    with pytest.raises(br.InvalidRules) as error:
+        attrs.evolve(FI, **changes)
+    assert field in str(error.value)
+
+
+@pytest.mark.parametrize("value", [-150, "150", 1.5, True])
+def test_R22_a_bad_semi_clean_bonus_is_invalid(value):
+    with pytest.raises(br.InvalidRules) as error:
+        attrs.evolve(FI.canasta_bonuses, semi_clean=value)
+    assert "semi_clean" in str(error.value) and "R22" in str(error.value)
+
+
+def test_the_largest_stock_reserve_still_leaves_a_card_to_draw():
+    # Four players: 44 cards dealt, 22 in the extra piles, 1 face up: 41 in the stock.
+    rules = attrs.evolve(FI, stock_reserve=40)
+    state = br.new_game(rules, 4, seed=1)
+    assert len(state.stock) == 41 and br.DrawFromStock() in br.legal_actions(state)
+    state = br.apply(state, br.DrawFromStock())
+    state = br.apply(state, br.Discard(state.hands[0][0]))
+    assert state.outcome == br.Outcome(br.Termination.STOCK_EXHAUSTED)
+    with pytest.raises(br.InvalidRules):
+        attrs.evolve(FI, stock_reserve=41)

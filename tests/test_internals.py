@@ -211,3 +211,21 @@ def test_view_refuses_a_seat_that_does_not_exist(seat: object) -> None:
     state = br.new_game(variants.BURACO_FECHADO, 2, seed=1)
     with pytest.raises(ValueError, match="seat"):
         br.view(state, seat)
+
+
+# --- the generator is the one source of legality --------------------------------------------------
+
+
+def test_a_move_the_checker_accepts_but_the_generator_did_not_list_fails_loudly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from buraco_rules import bench, engine
+
+    if bench.build() == "compiled":
+        pytest.skip("the compiled engine calls the generator directly: nothing to patch")
+    state = br.new_game(variants.BURACO_FECHADO, 2, seed=1)
+    draw = br.DrawFromStock()
+    real = engine.generate
+    monkeypatch.setattr(engine, "generate", lambda s: ((), ()) if s is state else real(s))
+    with pytest.raises(RuntimeError, match="engine bug"):
+        br.apply(state, draw)

@@ -168,3 +168,25 @@ def test_parse_with_a_state_gives_exactly_the_code_of_apply(
                 assert str(error) == str(expected)
             else:
                 assert expected is None and got in br.legal_actions(state)
+
+
+def test_R10_with_a_view_the_refusal_is_the_one_that_seat_receives() -> None:
+    states, _ = play(variants.CANASTA_STBL, 2, 8, greedy=True)
+    for state in sample(states, 20, 8):
+        if state.is_over:
+            continue
+        seen = br.view(state, state.current_player)
+        for action in br.legal_actions(state):
+            assert br.parse_action(str(action), seen) == action
+        with pytest.raises(br.IllegalAction) as info:
+            br.parse_action("meld 5S 9H KC", seen)
+        expected = br.why_illegal(state, br.NewMeld("5S 9H KC"), state.current_player)
+        assert expected is not None and info.value.code is expected.code
+
+
+def test_R20_with_a_match_the_action_is_checked_in_the_hand_in_play() -> None:
+    match = br.new_match(variants.ITALIAN, 2, seed=4)
+    assert br.parse_action("draw", match) == br.DrawFromStock()
+    with pytest.raises(br.IllegalAction) as info:
+        br.parse_action("discard KH", match)
+    assert info.value.code is br.ErrorCode.WRONG_PHASE

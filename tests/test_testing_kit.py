@@ -27,11 +27,11 @@ from buraco_rules.testing import (
     illegal_actions_of,
     invalid_melds,
     legal_actions_of,
+    matches,
     rule_sets,
     valid_melds,
     views,
 )
-from buraco_rules.testing.machine import _hidden_reshuffle
 
 VARIANTS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN)
 DECK_COUNTS = Counter(br.DECK)
@@ -180,6 +180,32 @@ def test_views_are_of_reachable_states(seen: br.PlayerView, any_seat: br.PlayerV
     assert len(any_seat.hand) == any_seat.hand_sizes[any_seat.seat]
 
 
+@examples(15)
+@given(match=matches(max_steps=600))
+def test_matches_are_reachable_and_add_up(match: br.Match) -> None:
+    assert len(match.scores) == len(match.finished_hands)
+    assert match.totals == tuple(sum(pair[t].total for pair in match.scores) for t in (0, 1))
+    for k, hand in enumerate(match.finished_hands):
+        assert hand.is_over and br.score(hand) == match.scores[k]  # R20
+    if match.is_over:
+        assert max(match.totals) >= match.rules.match_target and br.legal_actions(match) == ()
+    else:
+        assert br.legal_actions(match) == br.legal_actions(match.hand) != ()
+    br.validate(match.hand)
+
+
+def test_matches_without_rules_come_to_an_end() -> None:
+    decided: list[bool] = []
+
+    @examples(20)
+    @given(match=matches(players=2, min_steps=1500, max_steps=1500))
+    def collect(match: br.Match) -> None:
+        decided.append(match.is_over)
+
+    collect()
+    assert any(decided), "no match of a lowered target ended in 1,500 actions"
+
+
 # --- actions --------------------------------------------------------------------------------------
 
 
@@ -250,23 +276,14 @@ def test_the_machine_plays_every_kind_of_step() -> None:
     assert {"legal", "illegal", "reshuffle"} <= set(EngineMachine.applied)
 
 
-def test_a_hidden_reshuffle_keeps_the_view_and_moves_hidden_cards() -> None:
-    state = br.new_game(variants.BURACO_FECHADO, 4, seed=3)
-    other = _hidden_reshuffle(state, random.Random(1))
-    assert br.view(other, 0) == br.view(state, 0)
-    assert other.hands[1:] != state.hands[1:] and other.stock != state.stock
-    assert cards_of(other) == DECK_COUNTS
-
-
 class CorruptsAnEarlierState(BuracoStateMachine):
     """Changes a state after the machine has moved past it, as a buggy engine could."""
 
     reshuffles = False
 
     def on_apply(self, before: br.GameState, action: br.Action, after: br.GameState) -> None:
-        if len(self.history) == 3:
-            first = self.history[0][0]
-            object.__setattr__(first, "hands", (first.hands[1], *first.hands[1:]))
+        first = self.history[0][0]  # the deal: the hand has moved past it
+        object.__setattr__(first, "hands", (first.hands[1], *first.hands[1:]))
 
 
 def test_the_machine_catches_a_state_changed_after_the_fact() -> None:
@@ -279,3 +296,19 @@ def test_the_machine_catches_a_state_changed_after_the_fact() -> None:
     )
     with pytest.raises(AssertionError, match="changed"):
         run_state_machine_as_test(CorruptsAnEarlierState, settings=run)
+
+
+def test_R21_a_hand_ended_on_the_stock_reserve_validates() -> None:
+    # Found by matches(): validate refused the last state of an Italian federation hand, which
+    # ends with two cards left in the stock (R21), as if the stock had to be empty (R15).
+    rules = variants.ITALIAN_FIBUR
+    assert rules.stock_reserve == 2
+    rng = random.Random(4)
+    state = br.new_game(rules, 2, seed=11)
+    while not state.is_over:
+        actions = br.legal_actions(state)
+        passive = [a for a in actions if isinstance(a, br.DrawFromStock | br.Discard)]
+        state = br.apply(state, rng.choice(passive or actions))
+    assert state.outcome is not None and state.outcome.termination is br.Termination.STOCK_EXHAUSTED
+    assert len(state.stock) == rules.stock_reserve
+    assert br.validate(state) is state

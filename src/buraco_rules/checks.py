@@ -17,15 +17,17 @@ from .cards import Card
 from .errors import ErrorCode, IllegalAction
 from .going_out import (
     banned_after,
+    hand_after_take,
     has_required_canasta,
     hides_last_card,
+    may_discard,
     may_discard_last,
     may_keep_after_take,
     may_leave,
     remove_cards,
     stock_exhausted,
 )
-from .melds import Meld, MeldKind, classify, meld_error
+from .melds import Meld, MeldKind, classify, meld_error, sets_by_rank
 from .state import GameState, Phase
 
 __all__ = ["check", "describe", "well_formed"]
@@ -131,7 +133,7 @@ def _meld_index(state: GameState, index: object) -> int:
     return index
 
 
-def _new_meld(
+def _laid_new_meld(
     state: GameState, cards: tuple[Card, ...], melds: tuple[Meld, ...]
 ) -> tuple[Meld, ...]:
     meld = classify(cards, state.rules)
@@ -143,7 +145,7 @@ def _new_meld(
         kinds = "a run or a set" if state.rules.sets_allowed else "a run"
         raise IllegalAction(code, f"{what} is not {kinds} (R5, R6)")
     rank = meld.rank
-    if meld.kind is MeldKind.SET and rank is not None and any(m.rank == rank for m in melds):
+    if meld.kind is MeldKind.SET and rank is not None and rank - 1 in sets_by_rank(melds):
         raise IllegalAction(
             ErrorCode.DUPLICATE_SET,
             f"your team already has a set of {rank.label}s; add to it instead (R5)",
@@ -151,7 +153,7 @@ def _new_meld(
     return (*melds, meld)
 
 
-def _add_to_meld(
+def _laid_addition(
     state: GameState, index: int, cards: tuple[Card, ...], melds: tuple[Meld, ...]
 ) -> tuple[Meld, ...]:
     old = melds[index]
@@ -168,13 +170,13 @@ def _add_to_meld(
     return melds[:index] + (meld,) + melds[index + 1 :]
 
 
-def _melds_after(
+def _team_melds_after(
     state: GameState, action: NewMeld | AddToMeld, cards: tuple[Card, ...]
 ) -> tuple[Meld, ...]:
     melds = state.melds[state.current_player % 2]
     if isinstance(action, AddToMeld):
-        return _add_to_meld(state, _meld_index(state, action.meld), cards, melds)
-    return _new_meld(state, cards, melds)
+        return _laid_addition(state, _meld_index(state, action.meld), cards, melds)
+    return _laid_new_meld(state, cards, melds)
 
 
 def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
@@ -209,7 +211,7 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
     remaining = _take_from_hand(
         hand, from_hand, " (only the pile's top card may join the meld, R10)"
     )
-    melds = _melds_after(state, inner, cards)
+    melds = _team_melds_after(state, inner, cards)
     rest = pile[:-1]
     if not may_keep_after_take(state, seat % 2, remaining, rest, melds):
         if hides_last_card(remaining, rest):
@@ -218,7 +220,7 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
                 "that would leave you only the card below the pile's top, which you might not "
                 "be allowed to discard (R13, R14)",
             )
-        _check_leaves(state, seat % 2, tuple(sorted(remaining + rest)), melds)
+        _check_leaves(state, seat % 2, hand_after_take(remaining, pile), melds)
     return _changed_meld(melds, inner)
 
 
@@ -230,7 +232,7 @@ def _check_meld(state: GameState, action: NewMeld | AddToMeld) -> Meld:
     cards = _cards_of(action.cards)
     seat = state.current_player
     remaining = _take_from_hand(state.hands[seat], cards)
-    melds = _melds_after(state, action, cards)
+    melds = _team_melds_after(state, action, cards)
     _check_leaves(state, seat % 2, remaining, melds, banned_after(state, cards))
     return _changed_meld(melds, action)
 
@@ -261,8 +263,9 @@ def _check_discard(state: GameState, action: Discard) -> None:
         raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(card)} is not a card")
     seat = state.current_player
     team = seat % 2
-    remaining = _take_from_hand(state.hands[seat], (card,))
-    if card == state.taken_single_card and card not in remaining:
+    hand = state.hands[seat]
+    remaining = _take_from_hand(hand, (card,))
+    if not may_discard(hand, card, state.taken_single_card):
         raise IllegalAction(
             ErrorCode.CANNOT_DISCARD_TAKEN_CARD,
             f"{card.pretty} was the only card of the pile you took; keep it this turn (R11)",

@@ -135,7 +135,8 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     Every arrangement of the unseen cards (:func:`unseen_cards`) over the other hands, the stock,
     the pile below a closed pile's top and the untaken extra piles is equally likely (copies of a
     card told apart), among those consistent with the view: ``view(result, seen.seat) == seen``.
-    ``rng`` is a :class:`random.Random`, so that the result is reproducible.
+    ``rng`` is a :class:`random.Random`, so that the result is reproducible. Only the view is
+    conditioned on, not the history (cards seen going into a hand earlier, for instance).
     """
     if not isinstance(rng, random.Random):
         raise TypeError(f"rng must be a random.Random, not {type(rng).__name__}")

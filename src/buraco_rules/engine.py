@@ -230,7 +230,7 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
         _refuse(state, action, player)
     after = _build(state, actions[index], recipes[index])
     if after is None:  # the listed action object was forced to change after it was listed
-        _refuse(state, action, player)
+        _refuse(state, action, player, listed=True)
     return after
 
 
@@ -241,7 +241,7 @@ def _not_a_state(state: object) -> NoReturn:
             "advanced. Send the action to whoever holds the state (check it first with "
             "is_legal(view, action)), or explore with apply(determinize(view, rng), action)"
         )
-    raise TypeError(f"apply needs a GameState, not {type(state).__name__}")
+    raise TypeError(f"apply needs a GameState or a Match, not {type(state).__name__}")
 
 
 def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState | None:
@@ -274,12 +274,21 @@ def _made_by(action: object, recipe: Recipe) -> TypeGuard[NewMeld | AddToMeld]:
     return type(action) is AddToMeld and action.meld == index and action.cards is cards
 
 
-def _refuse(state: GameState, action: object, player: object) -> NoReturn:
-    """Raise the IllegalAction that says why ``action`` is not among the legal actions."""
+def _refuse(state: GameState, action: object, player: object, *, listed: bool = False) -> NoReturn:
+    """Raise the IllegalAction that says why ``action`` is not among the legal actions (or,
+    ``listed``, why the listed object no longer matches what it was listed as)."""
     try:
         check(state, action, player)
     except IllegalAction:
         raise
     except Exception:
         pass  # a malformed object that upset the checker itself
+    else:
+        if not listed and well_formed(action):
+            # The generator is the one source of legality and the checker its explainer: a move
+            # that one accepts and the other did not list is a bug, never a malformed action.
+            raise RuntimeError(
+                f"engine bug: the checker accepts {describe(action)}, which legal_actions does "
+                "not list"
+            )
     raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(action)} is not a legal action")

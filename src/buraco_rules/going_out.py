@@ -49,13 +49,10 @@ def kept_after_take(
     return None if from_hand is None else remove_cards(hand, from_hand)
 
 
-def hand_after_take(
-    hand: tuple[Card, ...], pile: tuple[Card, ...], cards: tuple[Card, ...]
-) -> tuple[Card, ...] | None:
-    """The hand after taking the closed ``pile`` with a meld of ``cards``: what
-    :func:`kept_after_take` keeps, plus the pile below its top card (R10); None as there."""
-    kept = kept_after_take(hand, pile[-1], cards)
-    return None if kept is None else tuple(sorted(kept + pile[:-1]))
+def hand_after_take(kept: tuple[Card, ...], pile: tuple[Card, ...]) -> tuple[Card, ...]:
+    """The hand after a closed-pile take: the ``kept`` cards (:func:`kept_after_take`) and the
+    ``pile`` below its top card, in id order (R10)."""
+    return tuple(sorted(kept + pile[:-1]))
 
 
 def may_discard(hand: tuple[Card, ...], card: Card, banned: Card | None) -> bool:

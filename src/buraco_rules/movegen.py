@@ -128,7 +128,6 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
     found: list[Option] = []
     for s in range(4) if wild else (top // 13,):
         offer = suit_hand(hand, s, kinds)
-        # A 2 of the run's own suit may also stand in its own place (R7).
         if might_start_with_top(offer, s, top):
             fixed = with_top(s, NOTHING_FIXED, top)
             if fixed is not None:  # always: a natural top card is of suit s

@@ -10,7 +10,13 @@ from typing import Any, Final
 from .actions import AddToMeld, NewMeld
 from .cards import Card
 from .errors import InvalidState
-from .going_out import banned_after, hand_after_take, remove_cards, stock_exhausted
+from .going_out import (
+    banned_after,
+    hand_after_take,
+    kept_after_take,
+    remove_cards,
+    stock_exhausted,
+)
 from .melds import Meld
 from .state import GameState, Phase
 
@@ -50,9 +56,11 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
     of the pile joins the hand (R10)."""
     seat = state.current_player
     team = seat % 2
-    hand = hand_after_take(state.hands[seat], state.discard_pile, inner.cards)
-    if hand is None:
+    pile = state.discard_pile
+    kept = kept_after_take(state.hands[seat], pile[-1], inner.cards)
+    if kept is None:
         raise corrupt_hand(state)
+    hand = hand_after_take(kept, pile)
     after = replace(
         state,
         phase=Phase.PLAY,

@@ -17,9 +17,11 @@ from .heuristics import MELD_FIRST, Assessment, rank_actions
 
 __all__ = ["MonteCarloBot"]
 
-HELD_WEIGHT = 0.5
-"""The share of their value that cards in hand and an untaken extra pile weigh in a hand that a
-rollout leaves unfinished."""
+EARLY_STOCK = 40
+"""While the stock holds this many cards or more, a card in hand counts as ``HELD_CARD``; below,
+it counts more and more as the points it would cost (R16)."""
+HELD_CARD = 4.0
+"""What a card in hand is worth early in a hand, in points."""
 
 
 def _positive(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -29,28 +31,39 @@ def _positive(instance: object, attribute: attrs.Attribute[Any], value: object) 
         raise ValueError(f"{attribute.name} must be positive, not {value!r}")
 
 
+def _number(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{attribute.name} must be a number, not {value!r}")
+
+
 @attrs.frozen
 class MonteCarloBot:
     """Flat Monte Carlo search from a player's view.
 
-    At each decision with more than one legal action it keeps GreedyBot's ``candidates`` best
-    actions, then, for each playout, samples a deal consistent with the view
-    (:func:`buraco_rules.determinize`: the unseen cards shuffled among the other hands, the stock
-    and the hidden piles), plays each candidate in that same deal and continues with GreedyBot's
-    policy for every seat for ``horizon`` more turns (or to the end of the hand), and scores the
-    result as the difference between the two teams' scores (R16). The candidate with the best
-    mean wins; ties go to GreedyBot's preference. Sharing each sampled deal and rollout seed
-    among the candidates compares them on the same luck.
+    At a decision with a real choice it keeps GreedyBot's ``candidates`` best actions; then, for
+    each playout, it samples a deal consistent with the view (:func:`buraco_rules.determinize`:
+    the unseen cards dealt at random to the other hands, the stock and the hidden piles), plays
+    every candidate in that same deal, and lets GreedyBot's policy play every seat for
+    ``horizon`` more turns or to the end of the hand. A finished hand is scored by its score
+    (R16); an unfinished one by the table and canasta points, less half the extra-pile penalty,
+    with each card in hand worth a few points while the stock is long and counted as its cost as
+    the stock runs down (the team's standing, minus the other team's). The candidate with the
+    best mean is played if it beats GreedyBot's own choice by ``margin`` points or more on
+    average: with few playouts, the best-looking of several candidates is often only the
+    luckiest. Trying every candidate on the same sampled deals compares them on the same luck. A
+    meld that GreedyBot finds gainful is laid without a search: the search is kept for the
+    choices that shape a hand (draw or take, what to discard, when to stop melding).
 
     The budget is ``playouts`` sampled deals per decision, or ``seconds`` of thinking per
     decision, whichever ends first (at least one playout). Give ``playouts=None`` to think by time
-    only.
+    only. Bad settings are a ``ValueError``.
     """
 
-    playouts: int | None = attrs.field(default=24, validator=_positive)
+    playouts: int | None = attrs.field(default=32, validator=_positive)
     seconds: float | None = attrs.field(default=None, validator=_positive)
     candidates: int = attrs.field(default=4, validator=_positive)
-    horizon: int = attrs.field(default=6, validator=_positive)
+    horizon: int = attrs.field(default=8, validator=_positive)
+    margin: float = attrs.field(default=15.0, validator=_number)
 
     def __attrs_post_init__(self) -> None:
         if self.playouts is None and self.seconds is None:
@@ -75,22 +88,22 @@ class MonteCarloBot:
         done = 0
         while True:
             world = determinize(view, rng)
-            luck = rng.getrandbits(32)
             for j, action in enumerate(candidates):
-                totals[j] += _rollout(apply(world, action), team, self.horizon, luck)
+                totals[j] += _rollout(apply(world, action), team, self.horizon)
             done += 1
             if self.playouts is not None and done >= self.playouts:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         best = max(range(len(candidates)), key=lambda j: (totals[j], -j))
+        if (totals[best] - totals[0]) / done < self.margin:
+            return candidates[0]  # not enough evidence against GreedyBot's choice
         return candidates[best]
 
 
-def _rollout(state: GameState, team: int, horizon: int, luck: int) -> float:
-    """Greedy play by every seat for ``horizon`` turn changes; the score difference for
-    ``team``."""
-    del luck  # GreedyBot is deterministic: the sampled deal is all the luck there is
+def _rollout(state: GameState, team: int, horizon: int) -> float:
+    """Greedy play by every seat for ``horizon`` turn changes (GreedyBot is deterministic: the
+    sampled deal is all the luck there is); how much better ``team`` then stands."""
     turns = 0
     seat = state.current_player
     while not state.is_over and turns < horizon:
@@ -103,14 +116,20 @@ def _rollout(state: GameState, team: int, horizon: int, luck: int) -> float:
         if state.current_player != seat:
             seat = state.current_player
             turns += 1
-    values = [_standing(s, state.is_over) for s in score(state)]
+    scores = score(state)
+    if state.is_over:
+        return float(scores[team].total - scores[1 - team].total)
+    values = [_standing(state, t, scores[t]) for t in (0, 1)]
     return values[team] - values[1 - team]
 
 
-def _standing(points: TeamScore, over: bool) -> float:
-    """A team's score (R16) at the end of a rollout. In a hand still going on, the cards in hand
-    and the extra pile are counted at half: they cost their full value only if the hand ended now,
-    and counting them in full would make every rollout flee from taking the pile."""
-    if over:
-        return float(points.total)
-    return points.table + points.canastas - HELD_WEIGHT * (points.hands + points.extra_pile)
+def _standing(state: GameState, team: int, points: TeamScore) -> float:
+    """How well ``team`` stands in a hand a rollout leaves unfinished: its table and canastas
+    (R16-R18), less the extra-pile penalty at half (it may still be taken), and its cards in hand
+    judged by how much stock is left. Early in a hand a card held is a meld to come (a pile taken
+    is a gain, not a debt); as the stock runs down it becomes what it will cost if the other side
+    goes out."""
+    early = min(1.0, len(state.stock) / EARLY_STOCK)
+    held = sum(len(state.hands[s]) for s in range(team, state.players, 2))
+    value = points.table + points.canastas - points.extra_pile / 2
+    return value + early * HELD_CARD * held - (1 - early) * points.hands

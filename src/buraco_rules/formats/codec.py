@@ -44,11 +44,13 @@ from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDi
 from ..cards import DECK, Card, all_cards
 from ..determinize import canonical_state
 from ..engine import new_game
+from ..errors import InvalidState
 from ..match import Match
 from ..melds import Meld, classify
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState
+from ..validate import validate
 from ..views import PlayerView, view
 from .errors import DecodeError, NotationError, quote
 from .notation import format_action, parse_action
@@ -153,7 +155,7 @@ def _decode_card(value: Any, ctx: _Context) -> Card:
 
 
 def _encode_cards(cards: tuple[Card, ...]) -> str:
-    return " ".join([_CARD_TEXT[c] for c in cards])
+    return " ".join(map(_CARD_TEXT.__getitem__, cards))
 
 
 def _decode_cards(value: Any, ctx: _Context) -> tuple[Card, ...]:
@@ -164,7 +166,7 @@ def _decode_cards(value: Any, ctx: _Context) -> tuple[Card, ...]:
     if len(value) > 4 * _MAX_CARDS:
         raise DecodeError(f"{quote(value)} holds more cards than the deck ({_MAX_CARDS})")
     try:
-        return tuple([_CARD_BY_TEXT[word] for word in value.split(" ")])
+        return tuple(map(_CARD_BY_TEXT.__getitem__, value.split(" ")))
     except KeyError as error:
         raise DecodeError(
             f"{quote(error.args[0])} in {quote(value)} is not a card (cards are written like "
@@ -399,28 +401,12 @@ def _object_codec(cls: type) -> tuple[Encoder, Decoder]:
 
 # --- consistency of decoded values ----------------------------------------------------------------
 
-_DECK_COUNTS: Final = Counter(DECK)
-
 
 def _check_state(state: GameState) -> None:
-    # Interim structural checks until the boundary's validate is merged.
-    if state.players not in state.rules.player_counts:
-        raise DecodeError(f"{state.rules.title} is not played by {state.players} players")
-    if len(state.hands) != state.players or not 0 <= state.current_player < state.players:
-        raise DecodeError("the hands or the seat to act do not match the number of players")
-    cards: list[Card] = [c for hand in state.hands for c in hand]
-    cards += state.stock + state.discard_pile
-    cards += [c for team in state.melds for m in team for c in m.cards]
-    cards += [c for pile in state.extra_piles if pile is not None for c in pile]
-    if Counter(cards) != _DECK_COUNTS:
-        raise DecodeError(f"the state holds {len(cards)} cards, not the 108 of the deck (R2)")
-    if any(list(hand) != sorted(hand) for hand in state.hands):
-        raise DecodeError("a hand is not sorted")
-    if state.went_out not in (None, 0, 1) or any(
-        seat is not None and not (0 <= seat < state.players and seat % 2 == team)
-        for team, seat in enumerate(state.untouched_extra_pile)
-    ):
-        raise DecodeError("went_out or untouched_extra_pile names a team or seat that is not one")
+    try:
+        validate(state)
+    except InvalidState as error:
+        raise DecodeError(f"not a consistent state: {error}") from None
 
 
 def _check_view(seen: PlayerView) -> None:
@@ -502,7 +488,8 @@ _ACTION_TYPES: Final = (DrawFromStock, TakeDiscardPile, NewMeld, AddToMeld, Disc
 
 def to_data(obj: object) -> dict[str, Any]:
     """``obj`` as a JSON-ready dict (of dicts, lists, strings, integers, booleans and None): a
-    state, view, action, rule set, team score or game record. Anything else is a ``TypeError``.
+    state, view, action, rule set, team score, match, or game or match record. Anything else is
+    a ``TypeError``.
 
     >>> import buraco_rules as br
     >>> to_data(br.Discard("KC"))
@@ -519,7 +506,11 @@ def to_data(obj: object) -> dict[str, Any]:
     kind = _TYPE_OF.get(type(obj))
     if kind is None:
         raise TypeError(f"no JSON format for a {type(obj).__name__}")
-    body: dict[str, Any] = _object_codec(type(obj))[0](obj)
+    try:
+        body: dict[str, Any] = _object_codec(type(obj))[0](obj)
+    except (ValueError, TypeError, LookupError, AttributeError) as error:
+        # Only a value forged past its constructor (a hand holding 99) gets here.
+        raise TypeError(f"this {type(obj).__name__} holds what has no format: {error}") from None
     return header | {"type": kind} | body
 
 

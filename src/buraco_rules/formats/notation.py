@@ -34,6 +34,7 @@ from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDi
 from ..cards import Card
 from ..checks import describe, well_formed
 from ..engine import why_illegal
+from ..match import Match
 from ..state import GameState
 from ..views import PlayerView
 from .errors import NotationError, quote
@@ -62,10 +63,11 @@ def format_action(action: Action) -> str:
     return str(action)
 
 
-def parse_action(text: str, state: GameState | PlayerView | None = None) -> Action:
+def parse_action(text: str, state: GameState | PlayerView | Match | None = None) -> Action:
     """The action written ``text`` in the action notation.
 
-    Without ``state`` this only reads the text. With one, the action must also be legal there:
+    Without ``state`` this only reads the text. With one (or a match, for its hand in play), the
+    action must also be legal there:
     otherwise the :class:`~buraco_rules.IllegalAction` that :func:`~buraco_rules.apply` would raise
     is raised, with the same code (given the view of the seat to act, the refusal
     :func:`~buraco_rules.why_illegal` gives that seat: what a server reading a player's move

@@ -17,11 +17,13 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from ..actions import Action
 from ..cards import DECK, Card
+from ..determinize import determinize
 from ..engine import apply, is_legal, legal_actions, new_game
 from ..errors import IllegalAction
 from ..rules import RuleSet
 from ..scoring import TeamScore, canasta_bonus, score
 from ..state import GameState
+from ..validate import validate
 from ..views import view
 from .strategies import Refusal, illegal_actions_of, legal_actions_of, rule_sets, seeds
 
@@ -61,53 +63,11 @@ def _not_a_cache(field: attrs.Attribute[object], value: object) -> bool:
     return field.init  # the fields set by the constructor; not the legal actions cached later
 
 
-def _hidden_reshuffle(state: GameState, rng: random.Random) -> GameState:
-    """A state that the seat to act cannot tell from ``state``: the cards it cannot see (the
-    other hands, the stock, untaken extra piles and a closed pile below its top) dealt anew into
-    the same places and sizes."""
-    seat = state.current_player
-    closed = state.rules.closed_discard_pile
-    pile = state.discard_pile
-    buried = pile[:-1] if closed else ()
-    unseen = [c for s, hand in enumerate(state.hands) if s != seat for c in hand]
-    unseen += state.stock
-    unseen += buried
-    for extra in state.extra_piles:
-        if extra is not None:
-            unseen += extra
-    rng.shuffle(unseen)
-    taken = iter(unseen)
-
-    def deal(count: int) -> tuple[Card, ...]:
-        return tuple(next(taken) for _ in range(count))
-
-    hands = tuple(
-        hand if s == seat else tuple(sorted(deal(len(hand)))) for s, hand in enumerate(state.hands)
-    )
-    stock = deal(len(state.stock))
-    new_pile = (*deal(len(buried)), *pile[-1:]) if closed else pile
-    extras = [None if p is None else deal(len(p)) for p in state.extra_piles]
-    return GameState(
-        rules=state.rules,
-        players=state.players,
-        current_player=seat,
-        phase=state.phase,
-        hands=hands,
-        stock=stock,
-        discard_pile=new_pile,
-        melds=state.melds,
-        extra_piles=(extras[0], extras[1]),
-        extra_pile_taken=state.extra_pile_taken,
-        untouched_extra_pile=state.untouched_extra_pile,
-        taken_single_card=state.taken_single_card,
-        went_out=state.went_out,
-    )
-
-
 class BuracoStateMachine(RuleBasedStateMachine):
     """Plays one hand by legal actions, illegal ones and hidden reshuffles, checking after each step
-    that the 108 cards are all there, that every listed action is legal, that earlier states never
-    changed, that the scores add up, and that views show what they must and nothing more.
+    that the 108 cards are all there, that the state validates, that every listed action is legal,
+    that earlier states never changed, that the scores add up, and that views show what they must
+    and nothing more.
 
     ``state`` is the state in play and ``history`` every state so far. Subclass it to test your own
     code: override the hooks (they do nothing here), add ``@rule()``s and ``@invariant()``s, and
@@ -199,8 +159,8 @@ class BuracoStateMachine(RuleBasedStateMachine):
     def reshuffle_hidden(self, seed: int) -> None:
         """Deal anew what the seat to act cannot see: its view and legal actions stay the same."""
         before = self.current
-        after = _hidden_reshuffle(before, random.Random(seed))
         seat = before.current_player
+        after = determinize(view(before, seat), random.Random(seed))
         if view(after, seat) != view(before, seat):
             raise AssertionError("a hidden reshuffle changed the view of the seat to act")
         if legal_actions(after) != legal_actions(before):
@@ -215,6 +175,16 @@ class BuracoStateMachine(RuleBasedStateMachine):
         """The cards of hands, stock, pile, melds and extra piles are the 108-card deck (R2)."""
         if self.state is not None and _all_cards(self.state) != _DECK_COUNTS:
             raise AssertionError("the 108 cards are not all there")
+
+    @invariant()
+    def the_state_validates(self) -> None:
+        """``validate`` finds nothing wrong, and the outcome is set exactly when the hand is
+        over."""
+        if self.state is None:
+            return
+        validate(self.state)
+        if (self.state.outcome is None) == self.state.is_over:
+            raise AssertionError("a hand has an outcome exactly when it is over")
 
     @invariant()
     def listed_actions_are_legal(self) -> None:
@@ -274,8 +244,9 @@ class BuracoStateMachine(RuleBasedStateMachine):
 
     @invariant()
     def views_show_only_what_they_may(self) -> None:
-        """Each seat's view holds its own hand, the sizes of the others, and of a closed pile only
-        its top card (R10)."""
+        """Each seat's view holds its own hand, the sizes of the others, of a closed pile only its
+        top card (R10), and the outcome; the view of the seat to act lists the state's legal
+        actions, any other view none."""
         if self.state is None:
             return
         state = self.state
@@ -290,3 +261,8 @@ class BuracoStateMachine(RuleBasedStateMachine):
             visible = state.discard_pile[-1:] if state.rules.closed_discard_pile else None
             if visible is not None and seen.discard_pile != visible:
                 raise AssertionError("a view shows a closed pile below its top (R10)")
+            if seen.outcome != state.outcome:
+                raise AssertionError("a view gives another outcome than the state")
+            listed = legal_actions(seen)
+            if listed != (legal_actions(state) if seat == state.current_player else ()):
+                raise AssertionError(f"seat {seat}'s view lists other legal actions")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 import attrs
+from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -20,9 +21,10 @@ from .. import variants
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import DECK, JOKER, Card, all_cards
 from ..engine import apply, legal_actions, new_game
-from ..errors import ErrorCode
+from ..errors import ErrorCode, InvalidRules
+from ..match import Match, new_match
 from ..melds import Meld, MeldKind
-from ..rules import CanastaBonuses, RuleSet
+from ..rules import RuleSet
 from ..state import GameState, Phase
 from ..views import PlayerView, view
 
@@ -35,6 +37,7 @@ __all__ = [
     "illegal_actions_of",
     "invalid_melds",
     "legal_actions_of",
+    "matches",
     "rule_sets",
     "seeds",
     "valid_melds",
@@ -247,12 +250,21 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
     mixed = draw(_bonus(), label="mixed canasta")
     clean = draw(_bonus().map(lambda extra: mixed + extra), label="clean canasta")
     changes: dict[str, Any] = {
+        "hand_size": draw(st.integers(min_value=7, max_value=13), label="R2 hand"),
+        "extra_pile_size": draw(st.integers(min_value=7, max_value=13), label="R2 extra pile"),
         "max_natural_aces_in_run": draw(st.sampled_from([1, 2]), label="R6"),
+        "closed_discard_pile": draw(st.booleans(), label="R10"),
+        "single_taken_card_discard_banned": draw(st.booleans(), label="R11"),
         "going_out_needs_clean_canasta": draw(st.booleans(), label="R13 clean"),
+        "may_go_out_by_melding": draw(st.booleans(), label="R13 melding"),
         "may_go_out_discarding_wildcard": draw(st.booleans(), label="R13 wildcard"),
+        "extra_pile_becomes_stock": draw(st.booleans(), label="R15"),
+        "stock_reserve": draw(st.integers(min_value=0, max_value=3), label="R21"),
         "going_out_bonus": draw(_bonus(), label="R16 going out"),
         "extra_pile_penalty": draw(_bonus(), label="R16 penalty"),
-        "canasta_bonuses": CanastaBonuses(
+        "untouched_extra_pile_is_void": draw(st.booleans(), label="R19"),
+        "canasta_bonuses": attrs.evolve(
+            bonuses,
             mixed=mixed,
             clean=clean,
             all_ranks=draw(st.sampled_from([clean, bonuses.all_ranks]), label="R18 all ranks"),
@@ -262,13 +274,18 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
     }
     if preset.sets_allowed:
         changes["max_set_size"] = draw(st.integers(min_value=7, max_value=9), label="R5 set size")
-    return attrs.evolve(preset, **changes)
+    try:
+        return attrs.evolve(preset, **changes)
+    except InvalidRules:
+        reject()  # a combination the rules refuse (and say why): draw another
 
 
 def rule_sets(*, house_rules: bool = True) -> st.SearchStrategy[RuleSet]:
-    """The three variants' rule sets and, unless ``house_rules=False``, valid house-rule
-    variations of them (other bonuses, penalties, ace and set limits, going-out conditions,
-    match targets), shrinking towards the presets."""
+    """The presets of :mod:`buraco_rules.variants` and, unless ``house_rules=False``, valid
+    house-rule variations of them (hand and extra-pile sizes, a closed or open pile, ace and set
+    limits, going-out conditions, the stock's reserve, bonuses, penalties, match targets; any
+    combination the rules refuse with ``InvalidRules`` is skipped), shrinking towards the
+    presets."""
     if not isinstance(house_rules, bool):
         raise InvalidArgument(f"house_rules must be a bool, not {house_rules!r}")
     presets = st.sampled_from(_PRESETS)
@@ -318,6 +335,50 @@ def game_states(
     _check_size("max_steps", max_steps, 0, 100_000)
     _check_size("min_steps", min_steps, 0, max_steps)
     return _game_states(rules, players, min_steps, max_steps)
+
+
+@st.composite
+def _matches(
+    draw: st.DrawFn, rules: RuleSet | None, players: int | None, min_steps: int, max_steps: int
+) -> Match:
+    if rules is None:
+        fitting = [r for r in _PRESETS if players is None or players in r.player_counts]
+        target = draw(st.integers(min_value=1, max_value=6), label="match target") * 100
+        rules = attrs.evolve(draw(st.sampled_from(fitting), label="rules"), match_target=target)
+    if players is None:
+        players = draw(st.sampled_from(rules.player_counts), label="players")
+    first = draw(st.integers(min_value=0, max_value=players - 1), label="first player")
+    match = new_match(rules, players, seed=draw(seeds(), label="seed"), first_player=first)
+    steps = draw(st.integers(min_value=min_steps, max_value=max_steps), label="steps")
+    for _ in range(steps):
+        if match.is_over:
+            break
+        actions = legal_actions(match)
+        match = apply(match, actions[draw(st.integers(min_value=0, max_value=len(actions) - 1))])
+    return match
+
+
+def matches(
+    *,
+    rules: RuleSet | None = None,
+    players: int | None = None,
+    min_steps: int = 0,
+    max_steps: int = 400,
+) -> st.SearchStrategy[Match]:
+    """Matches (R20) reached by ``min_steps`` to ``max_steps`` legal actions from
+    ``new_match``, or decided sooner.
+
+    Without ``rules``, a preset whose match target is lowered to 100-600 points, so that matches
+    end within a few hands and finished ones come up; pass ``rules`` for a preset's own target.
+    Shrinks towards short matches, seed 0 and the first listed action.
+    """
+    if rules is not None:
+        _check_rules(rules)
+    if players is not None and players not in (rules.player_counts if rules else (2, 4)):
+        raise InvalidArgument(f"players must be a count the rules allow or None, not {players!r}")
+    _check_size("max_steps", max_steps, 0, 100_000)
+    _check_size("min_steps", min_steps, 0, max_steps)
+    return _matches(rules, players, min_steps, max_steps)
 
 
 @st.composite
