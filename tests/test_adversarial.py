@@ -79,11 +79,11 @@ def test_from_json_refuses_a_view_that_no_valid_state_shows() -> None:
 
 @pytest.fixture
 def hang_guard() -> Iterator[None]:
-    """Turn a decode that would run for minutes into a failure (a guard against a hang, far
-    above the milliseconds the decode takes; not a timing measurement)."""
+    """Turn a call that would run for minutes into a failure (a guard against a hang, far
+    above the milliseconds the call takes; not a timing measurement)."""
 
     def stop(signum: int, frame: object) -> None:
-        raise TimeoutError("from_json did not return within 10 s")
+        raise TimeoutError("the call did not return within 10 s")
 
     previous = signal.signal(signal.SIGALRM, stop)
     signal.alarm(10)
