@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import sys
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -443,3 +444,19 @@ def test_to_data_refuses_a_state_forged_past_its_checks() -> None:
         forged_state = attrs.evolve(state, hands=hands)
         with pytest.raises(TypeError):
             br.to_data(forged_state)
+
+
+@pytest.mark.parametrize("cls", [br.GameState, br.PlayerView, br.TeamScore])
+def test_the_field_types_declared_for_the_compiled_build_are_the_annotations(cls: type) -> None:
+    """The codec declares the field types of the classes mypyc compiles (it erases their
+    annotations); in the pure build they must be the annotations, field for field."""
+    from buraco_rules.formats import codec
+
+    namespace = vars(sys.modules[cls.__module__])
+    fields = [f for f in attrs.fields(cls) if f.init]
+    if not all(isinstance(f.type, str) for f in fields):
+        pytest.skip("the compiled build: the annotations are erased")
+    declared = codec._declared_types()[cls]
+    assert list(declared) == [f.name for f in fields]
+    for field in fields:
+        assert declared[field.name] == eval(field.type, namespace), field.name

@@ -312,3 +312,19 @@ def test_R21_a_hand_ended_on_the_stock_reserve_validates() -> None:
     assert state.outcome is not None and state.outcome.termination is br.Termination.STOCK_EXHAUSTED
     assert len(state.stock) == rules.stock_reserve
     assert br.validate(state) is state
+
+
+@examples(10)
+@given(
+    card=st.from_type(br.Card),
+    rules=st.from_type(br.RuleSet),
+    meld=st.from_type(br.Meld),
+    seen=st.from_type(br.PlayerView),
+)
+def test_the_kit_registers_its_strategies_by_type(
+    card: br.Card, rules: br.RuleSet, meld: br.Meld, seen: br.PlayerView
+) -> None:
+    assert type(card) is br.Card and isinstance(rules, br.RuleSet)
+    presets = [variants.get(name) for name in variants.NAMES]
+    assert any(br.Meld.from_cards(meld.cards, preset) == meld for preset in presets)
+    assert len(seen.hand) == seen.hand_sizes[seen.seat]

@@ -64,12 +64,9 @@ class IllegalAction(ValueError):
         return (type(self), (self.code, str(self)))
 
 
-class MalformedAction(ValueError, TypeError):
+class MalformedAction(ValueError):
     """An action constructor was given something that is not a card (a :class:`Card` or its
-    notation), a list of cards, a meld index (an ``int``) or a meld; the message quotes it.
-
-    Both a ``ValueError`` and a ``TypeError``, so either ``except`` catches it.
-    """
+    notation), a list of cards, a meld index (an ``int``) or a meld; the message quotes it."""
 
 
 class InvalidState(ValueError):

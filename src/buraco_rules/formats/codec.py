@@ -49,7 +49,7 @@ from ..match import Match
 from ..melds import Meld, classify
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
-from ..state import GameState
+from ..state import GameState, Phase
 from ..validate import validate
 from ..views import PlayerView, view
 from .errors import DecodeError, NotationError, quote
@@ -348,18 +348,82 @@ _CHECKS: dict[type, Callable[[Any], None]] = {}
 """Consistency checks run on each decoded object of a class (filled in below)."""
 
 
+def _declared_types() -> dict[type, dict[str, Any]]:
+    """The field types of the classes that the optional compiled build compiles: mypyc keeps
+    their attrs fields but erases their annotations (``tuple[Card, ...]`` becomes ``tuple``).
+    Checked against each class's fields when its codec is built, and against the annotations
+    by the tests of the pure build."""
+    card_pair = tuple[tuple[Card, ...] | None, tuple[Card, ...] | None]
+    seats = tuple[int | None, int | None]
+    melds = tuple[tuple[Meld, ...], tuple[Meld, ...]]
+    return {
+        GameState: {
+            "rules": RuleSet,
+            "players": int,
+            "current_player": int,
+            "phase": Phase,
+            "hands": tuple[tuple[Card, ...], ...],
+            "stock": tuple[Card, ...],
+            "discard_pile": tuple[Card, ...],
+            "melds": melds,
+            "extra_piles": card_pair,
+            "extra_pile_taken": tuple[bool, bool],
+            "untouched_extra_pile": seats,
+            "taken_single_card": Card | None,
+            "went_out": int | None,
+        },
+        PlayerView: {
+            "rules": RuleSet,
+            "players": int,
+            "seat": int,
+            "current_player": int,
+            "phase": Phase,
+            "hand": tuple[Card, ...],
+            "hand_sizes": tuple[int, ...],
+            "stock_size": int,
+            "discard_pile": tuple[Card, ...],
+            "discard_pile_size": int,
+            "melds": melds,
+            "extra_pile_sizes": seats,
+            "extra_pile_taken": tuple[bool, bool],
+            "untouched_extra_pile": seats,
+            "taken_single_card": Card | None,
+            "went_out": int | None,
+        },
+        TeamScore: {
+            name: int for name in ("table", "canastas", "going_out", "hands", "extra_pile")
+        },
+    }
+
+
+def _field_types(cls: type) -> list[tuple[Any, Any]]:
+    """Each init field of the attrs class ``cls`` and its type: from the annotations, or from
+    :func:`_declared_types` for a class the compiled build compiles."""
+    declared = _declared_types().get(cls)
+    names = [f.name for f in attrs.fields(cls) if f.init]
+    if declared is not None:
+        if list(declared) != names:
+            raise TypeError(
+                f"the JSON codec declares the fields {list(declared)} of "
+                f"{cls.__name__}, which has {names}"
+            )
+        return [(f, declared[f.name]) for f in attrs.fields(cls) if f.init]
+    namespace = vars(sys.modules[cls.__module__])
+    return [
+        (f, eval(f.type, namespace) if isinstance(f.type, str) else f.type)
+        for f in attrs.fields(cls)
+        if f.init
+    ]
+
+
 def _object_codec(cls: type) -> tuple[Encoder, Decoder]:
     """The codec of an attrs class: an object of its init fields, in declared order, decoded
     with the rule set first (melds need it)."""
     cached = _OBJECT_CODECS.get(cls)
     if cached is not None:
         return cached
-    namespace = vars(sys.modules[cls.__module__])
     fields: list[tuple[str, str, Encoder, Decoder, bool]] = []
-    for field in attrs.fields(cls):
-        if not field.init:
-            continue
-        tp = eval(field.type, namespace) if isinstance(field.type, str) else field.type
+    for field, tp in _field_types(cls):
         encode_field, decode_field = _codec_for(tp)
         required = field.default is attrs.NOTHING
         fields.append((field.name, field.alias, encode_field, decode_field, required))
