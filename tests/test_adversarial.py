@@ -318,3 +318,30 @@ def test_a_record_that_constructs_round_trips_through_json() -> None:
     except br.InvalidRecord:
         return
     assert br.from_json(br.to_json(record)) == record
+
+
+def _italian_play_state_with_an_empty_stock() -> br.GameState:
+    rng = random.Random(2)
+    while True:
+        state = br.new_game(variants.ITALIAN, 2, seed=rng.getrandbits(32))
+        while not state.is_over:
+            if state.phase is br.Phase.PLAY and not state.stock and len(state.hands[0]) > 2:
+                return state
+            actions = br.legal_actions(state)
+            draws = [a for a in actions if isinstance(a, br.DrawFromStock | br.Discard)]
+            state = br.apply(state, rng.choice(draws or actions))
+
+
+def test_R11_validate_refuses_a_single_taken_card_once_the_stock_is_exhausted() -> None:
+    # Taking the pile leaves the stock as it was, so a player who took a single card always had a
+    # stock to draw from (R15): validate accepted the state, and its discard then ended the hand
+    # with the taken card still remembered, a state validate itself refuses.
+    state = _italian_play_state_with_an_empty_stock()
+    hand = state.hands[state.current_player]
+    odd = attrs.evolve(state, taken_single_card=hand[-1])
+    try:
+        br.validate(odd)
+    except br.InvalidState:
+        return
+    for action in br.legal_actions(odd):
+        br.validate(br.apply(odd, action))
