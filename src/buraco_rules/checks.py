@@ -28,18 +28,10 @@ from .going_out import (
     stock_exhausted,
 )
 from .melds import Meld, MeldKind, classify, meld_error, sets_by_rank
+from .quoting import describe
 from .state import TEAM, GameState, Phase
 
 __all__ = ["check", "describe", "well_formed"]
-
-
-def describe(obj: object) -> str:
-    """A short repr for messages, whatever the object."""
-    try:
-        text = repr(obj)
-    except Exception:
-        return f"a {type(obj).__name__}"
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _cards_ok(cards: object) -> bool:

@@ -23,8 +23,14 @@ from collections.abc import Sequence
 from typing import Final
 
 from .cards import DECK, Card
-from .state import GameState
-from .views import PlayerView
+from .errors import InvalidState
+from .going_out import may_discard_last
+from .melds import Meld
+from .quoting import describe
+from .rules import DECK_SIZE, RuleSet
+from .state import GameState, Phase
+from .validate import validate
+from .views import PlayerView, view
 
 __all__ = ["canonical_state", "determinize", "unseen_cards"]
 
@@ -54,11 +60,6 @@ def _places(seen: PlayerView) -> int:
     below = seen.discard_pile_size - len(seen.discard_pile)
     extras = sum(n for n in seen.extra_pile_sizes if n is not None)
     return others + seen.stock_size + below + extras
-
-
-def _needs_taken_card(seen: PlayerView) -> bool:
-    # The card just taken from an open pile is in the hand of the seat to act (R11).
-    return seen.taken_single_card is not None and seen.current_player != seen.seat
 
 
 def _deal(seen: PlayerView, cards: Sequence[Card]) -> GameState:
@@ -102,31 +103,130 @@ def _hand_before(seen: PlayerView) -> int:
     return sum(n for s, n in enumerate(seen.hand_sizes[: seen.current_player]) if s != seen.seat)
 
 
+def _hides_actor(seen: PlayerView) -> bool:
+    """The hand of the seat to act is hidden and constrained by what the view shows: it holds the
+    single card just taken (R11), or it is one card that the seat may discard (R14)."""
+    if seen.current_player == seen.seat or seen.phase is not Phase.PLAY:
+        return False
+    return seen.taken_single_card is not None or seen.hand_sizes[seen.current_player] == 1
+
+
+def _fits(state: GameState, hand: Sequence[Card]) -> bool:
+    """``hand`` may be the hand of the seat to act in ``state`` (or a state that shows the same
+    view): it holds the single card just taken (R11), and a hand of one card may be discarded
+    (R14, as :func:`buraco_rules.validate` checks)."""
+    single = state.taken_single_card
+    if single is not None and single not in hand:
+        return False
+    if len(hand) != 1:
+        return True
+    team = state.current_player % 2
+    return may_discard_last(state, team, hand[0], state.melds[team], single)
+
+
 def _unseen_checked(seen: PlayerView) -> list[Card]:
-    cards = list(unseen_cards(seen))
+    if not isinstance(seen, PlayerView):
+        raise TypeError(f"expected a PlayerView, not {type(seen).__name__}")
+    problem = _shape_problem(seen)
+    if problem is not None:
+        raise InvalidState(f"no game shows this view: {problem}")
+    try:
+        cards = list(unseen_cards(seen))
+    except ValueError as error:
+        raise InvalidState(f"no game shows this view: {error}") from None
     if len(cards) != _places(seen):
-        raise ValueError(
-            f"the view hides {_places(seen)} cards but {len(cards)} of the 108 are unseen"
+        raise InvalidState(
+            f"no game shows this view: it hides {_places(seen)} cards but {len(cards)} of the "
+            "108 are unseen"
         )
-    if _needs_taken_card(seen) and seen.taken_single_card not in cards:
-        raise ValueError("the card taken from the pile is neither seen nor unseen")
     return cards
 
 
+def _shape_problem(seen: PlayerView) -> str | None:
+    """What is wrong with the types and counts of ``seen`` (checked before they are used)."""
+    if type(seen.rules) is not RuleSet:
+        return "rules must be a RuleSet"
+    players = seen.players
+    if type(players) is not int or players not in seen.rules.player_counts:
+        return f"players must be one of {seen.rules.player_counts}, not {describe(players)}"
+    for name in ("seat", "current_player"):
+        if not _is_count(getattr(seen, name)) or getattr(seen, name) >= players:
+            return f"{name} must be a seat from 0 to {players - 1}"
+    sizes = seen.hand_sizes
+    if type(sizes) is not tuple or len(sizes) != players or not all(map(_is_count, sizes)):
+        return f"hand_sizes must be {players} counts of cards"
+    if type(seen.phase) is not Phase:
+        return "phase must be a Phase"
+    if not _is_count(seen.stock_size) or not _is_count(seen.discard_pile_size):
+        return "stock_size and discard_pile_size must be counts of cards"
+    extra = seen.extra_pile_sizes
+    if (
+        type(extra) is not tuple
+        or len(extra) != 2
+        or not all(n is None or _is_count(n) for n in extra)
+    ):
+        return "extra_pile_sizes must be a pair of counts of cards or None"
+    for name in ("hand", "discard_pile"):
+        cards = getattr(seen, name)
+        if type(cards) is not tuple or not all(type(c) is Card and 0 <= c <= 52 for c in cards):
+            return f"{name} must be a tuple of cards"
+    if len(seen.discard_pile) > seen.discard_pile_size or len(seen.hand) != sizes[seen.seat]:
+        return "the view's cards do not agree with its counts"
+    melds = seen.melds
+    if type(melds) is not tuple or len(melds) != 2 or any(type(t) is not tuple for t in melds):
+        return "melds must be a pair of tuples of Meld"
+    if any(type(m) is not Meld or type(m.cards) is not tuple for team in melds for m in team):
+        return "melds must be a pair of tuples of Meld"
+    if seen.taken_single_card is not None and type(seen.taken_single_card) is not Card:
+        return "taken_single_card must be a card or None"
+    return None
+
+
+def _is_count(value: object) -> bool:
+    return type(value) is int and 0 <= value <= DECK_SIZE
+
+
 def canonical_state(seen: PlayerView) -> GameState:
-    """One fixed state consistent with ``seen``: the unseen cards in id order (a copy of a card
-    just taken from an open pile first in the hand of the seat to act). Kept with the view."""
+    """One fixed state consistent with ``seen``: the unseen cards in id order, except that the
+    hidden hand of the seat to act gets the first cards that fit it (a copy of the single card
+    just taken, R11; for a hand of one, a card it may discard, R14). Kept with the view.
+
+    A view that no valid state shows is refused with
+    :class:`~buraco_rules.errors.InvalidState`: the state found must pass
+    :func:`buraco_rules.validate` and show exactly ``seen``.
+    """
     cached = seen._state
     if cached is not None:
         return cached
     cards = _unseen_checked(seen)
-    if _needs_taken_card(seen):
-        card = seen.taken_single_card
-        cards.remove(card)  # type: ignore[arg-type]
-        cards.insert(_hand_before(seen), card)  # type: ignore[arg-type]
     state = _deal(seen, cards)
+    if _hides_actor(seen):
+        start = _hand_before(seen)
+        stop = start + seen.hand_sizes[seen.current_player]
+        if not _fits(state, cards[start:stop]):
+            state = _deal(seen, _fitted(state, cards, start, stop))
+    try:
+        validate(state)
+    except InvalidState as error:
+        raise InvalidState(f"no game shows this view: {error}") from None
+    if view(state, seen.seat) != seen:
+        raise InvalidState("no game shows this view: its counts and cards do not agree")
     object.__setattr__(seen, "_state", state)  # a cache: not part of the view's value
     return state
+
+
+def _fitted(state: GameState, cards: list[Card], start: int, stop: int) -> list[Card]:
+    """``cards`` with the first card that makes the hidden hand of the seat to act fit it moved
+    to the start of that hand (one card always suffices, :func:`_fits`); unchanged if none does
+    (the state then fails validation)."""
+    for i, card in enumerate(cards):
+        if start <= i < stop:
+            continue
+        rest = cards[:i] + cards[i + 1 :]
+        moved = [*rest[:start], card, *rest[start:]]
+        if _fits(state, moved[start:stop]):
+            return moved
+    return cards
 
 
 def determinize(seen: PlayerView, rng: random.Random) -> GameState:
@@ -137,16 +237,26 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     card told apart), among those consistent with the view: ``view(result, seen.seat) == seen``.
     ``rng`` is a :class:`random.Random`, so that the result is reproducible. Only the view is
     conditioned on, not the history (cards seen going into a hand earlier, for instance).
+
+    A view that no valid state shows (one built or decoded by hand) is refused with
+    :class:`~buraco_rules.errors.InvalidState`, as :func:`canonical_state` refuses it.
     """
     if not isinstance(rng, random.Random):
         raise TypeError(f"rng must be a random.Random, not {type(rng).__name__}")
+    canonical = canonical_state(seen)  # a consistent deal exists: the loop below ends
     cards = _unseen_checked(seen)
-    if not _needs_taken_card(seen):
+    if not _hides_actor(seen):
         rng.shuffle(cards)
         return _deal(seen, cards)
     start = _hand_before(seen)
     stop = start + seen.hand_sizes[seen.current_player]
+    if stop - start == 1:  # one card, drawn uniformly among those that fit (R14)
+        fitting = [i for i, card in enumerate(cards) if _fits(canonical, (card,))]
+        card = cards.pop(fitting[rng.randrange(len(fitting))])
+        rng.shuffle(cards)
+        cards.insert(start, card)
+        return _deal(seen, cards)
     while True:  # uniform among the deals that leave the taken card in its taker's hand (R11)
         rng.shuffle(cards)
-        if seen.taken_single_card in cards[start:stop]:
+        if _fits(canonical, cards[start:stop]):
             return _deal(seen, cards)

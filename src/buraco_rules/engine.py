@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Final, NoReturn, TypeGuard, overload
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import DECK, Card
-from .checks import check, describe, well_formed
+from .checks import check, well_formed
 from .determinize import canonical_state
 from .errors import ErrorCode, IllegalAction
 from .movegen import Generated, generate, result_of
+from .quoting import describe
 from .rules import RuleSet
 from .state import GameState, Phase, Recipe
 from .views import PlayerView
@@ -58,16 +59,18 @@ def new_game(
         players = rules.default_players
     if type(players) is not int or players not in rules.player_counts:
         counts = " or ".join(map(str, rules.player_counts))
-        raise ValueError(f"{rules.title} is played by {counts} players, not {players!r} (R1)")
+        raise ValueError(
+            f"{rules.title} is played by {counts} players, not {describe(players)} (R1)"
+        )
     if type(first_player) is not int or not 0 <= first_player < players:
         raise ValueError(
-            f"first_player must be a seat from 0 to {players - 1}, not {first_player!r}"
+            f"first_player must be a seat from 0 to {players - 1}, not {describe(first_player)}"
         )
     if (seed is None) == (deck is None):
         raise ValueError("give exactly one of seed= (a shuffled deck) or deck= (an explicit order)")
     if deck is None:
         if not isinstance(seed, int | float | str | bytes | bytearray):
-            raise ValueError(f"seed must be an int, float, str or bytes, not {seed!r}")
+            raise ValueError(f"seed must be an int, float, str or bytes, not {describe(seed)}")
         cards = list(DECK)
         random.Random(seed).shuffle(cards)
     else:
@@ -104,7 +107,7 @@ def _check_deck(deck: Iterable[Card | str]) -> list[Card]:
         raise ValueError("deck must be an iterable of cards") from None
     for c in cards:
         if type(c) is not Card:
-            raise ValueError(f"deck holds {c!r}, which is not a card")
+            raise ValueError(f"deck holds {describe(c)}, which is not a card")
     counts = Counter(cards)
     if counts != _DECK_COUNTS:
         problems = []
@@ -178,11 +181,16 @@ def why_illegal(
 
     Given a :class:`PlayerView`, the refusal the server would send that seat for ``action``: the
     same code and message as ``why_illegal(state, action, player=view.seat)`` (refusals depend on
-    nothing the seat cannot see). ``player``, if given, must then be the view's seat.
+    nothing the seat cannot see). ``player``, if given, must then be the view's seat (an ``int``);
+    anything else is a ``ValueError``.
     """
     if type(state) is PlayerView:
-        if player is not None and player != state.seat:
-            raise ValueError(f"a view of seat {state.seat} speaks for no other seat ({player!r})")
+        # Checked by type first: a player that is no int (1.0, or an object whose comparison
+        # raises) must not pass for the view's seat, nor fail with another error.
+        if player is not None and (type(player) is not int or player != state.seat):
+            raise ValueError(
+                f"a view of seat {state.seat} speaks for that seat only, not {describe(player)}"
+            )
         return why_illegal(canonical_state(state), action, state.seat)
     try:
         apply(state, action, player)  # type: ignore[arg-type]

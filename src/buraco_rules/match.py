@@ -29,6 +29,7 @@ import attrs
 
 from . import engine
 from .cards import Card
+from .quoting import describe
 from .rules import RuleSet
 from .scoring import TeamScore, score
 from .state import GameState
@@ -122,7 +123,7 @@ def new_match(
     if (seed is None) == (decks is None):
         raise ValueError("give exactly one of seed= (derived decks) or decks= (explicit decks)")
     if seed is not None and type(seed) is not int:
-        raise ValueError(f"seed must be an int, not {seed!r}")
+        raise ValueError(f"seed must be an int, not {describe(seed)}")
     explicit: tuple[tuple[Card, ...], ...] | None = None
     if decks is not None:
         if isinstance(decks, str | bytes) or not isinstance(decks, Sequence) or not decks:

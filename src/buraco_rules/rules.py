@@ -25,6 +25,7 @@ import attrs
 
 from .cards import JOKER, all_cards
 from .errors import InvalidRules
+from .quoting import describe
 
 __all__ = ["CanastaBonuses", "CardValues", "RuleSet"]
 
@@ -38,6 +39,11 @@ MAX_SET_SIZE: Final = 9
 """The most cards a set can ever hold: the 8 natural copies of a rank and one wildcard (R2, R5,
 R7)."""
 
+MAX_POINTS: Final = 10**9
+"""The most points a card, bonus, penalty or match target may be worth: far above any real rule
+set (a target this high plays a match of as many hands as one likes), and it keeps every score a
+number that prints and serialises (R16-R20)."""
+
 Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
 
@@ -45,7 +51,8 @@ def _refuse(instance: object, attribute: attrs.Attribute[Any], wanted: str, valu
     ruling = attribute.metadata.get("ruling", "")
     suffix = f" ({ruling})" if ruling else ""
     raise InvalidRules(
-        f"{type(instance).__name__}.{attribute.name} must be {wanted}, not {value!r}{suffix}"
+        f"{type(instance).__name__}.{attribute.name} must be {wanted}, "
+        f"not {describe(value)}{suffix}"
     )
 
 
@@ -106,11 +113,11 @@ def ruled(ruling: str, validator: Validator, **kwargs: Any) -> Any:
 class CardValues:
     """Points of each card, counted on the table and against the hand (R17)."""
 
-    joker: int = ruled("R17", integer(0))
-    two: int = ruled("R17", integer(0))
-    ace: int = ruled("R17", integer(0))
-    eight_to_king: int = ruled("R17", integer(0))
-    three_to_seven: int = ruled("R17", integer(0))
+    joker: int = ruled("R17", integer(0, MAX_POINTS))
+    two: int = ruled("R17", integer(0, MAX_POINTS))
+    ace: int = ruled("R17", integer(0, MAX_POINTS))
+    eight_to_king: int = ruled("R17", integer(0, MAX_POINTS))
+    three_to_seven: int = ruled("R17", integer(0, MAX_POINTS))
 
     def by_id(self) -> tuple[int, ...]:
         """The value of each of the 53 cards, indexed by card id."""
@@ -135,15 +142,15 @@ class CardValues:
 class CanastaBonuses:
     """Bonus for each canasta, by kind; a canasta scores only its highest kind (R18)."""
 
-    mixed: int = ruled("R18", integer(0))
+    mixed: int = ruled("R18", integer(0, MAX_POINTS))
     """A canasta holding a wildcard."""
-    clean: int = ruled("R18", integer(0))
+    clean: int = ruled("R18", integer(0, MAX_POINTS))
     """A canasta with no wildcard."""
-    all_ranks: int = ruled("R18", integer(0))
+    all_ranks: int = ruled("R18", integer(0, MAX_POINTS))
     """A clean run of all thirteen ranks (13 cards)."""
-    ace_to_ace: int = ruled("R18", integer(0))
+    ace_to_ace: int = ruled("R18", integer(0, MAX_POINTS))
     """A clean run from ace to ace (14 cards)."""
-    semi_clean: int | None = ruled("R22", optional(integer(0)), default=None)
+    semi_clean: int | None = ruled("R22", optional(integer(0, MAX_POINTS)), default=None)
     """R22: a semi-clean canasta (:attr:`Meld.is_semi_clean <buraco_rules.Meld.is_semi_clean>`),
     or None where the rules have no such kind and it scores as mixed."""
 
@@ -198,9 +205,9 @@ class RuleSet:
     stock_reserve: int = ruled("R21", integer(0), default=0)
     """R21: cards at the bottom of the stock that are never drawn: the hand ends when the player
     to draw finds this many or fewer (0: only an empty stock ends it, R15)."""
-    going_out_bonus: int = ruled("R16", integer(0), default=100)
+    going_out_bonus: int = ruled("R16", integer(0, MAX_POINTS), default=100)
     """R16: points for the team that ends the hand by going out."""
-    extra_pile_penalty: int = ruled("R16", integer(0), default=100)
+    extra_pile_penalty: int = ruled("R16", integer(0, MAX_POINTS), default=100)
     """R16: points lost by a team that never took its extra pile."""
     untouched_extra_pile_is_void: bool = ruled("R19, R23", boolean, default=True)
     """R19, R23: an extra pile taken by discarding and still untouched when the opponents end the
@@ -213,7 +220,7 @@ class RuleSet:
         validator=instance_of(CanastaBonuses), metadata={"ruling": "R18"}
     )
     """R18: the bonus of each kind of canasta."""
-    match_target: int = ruled("R20", integer(1))
+    match_target: int = ruled("R20", integer(1, MAX_POINTS))
     """R20: the total that wins a match."""
     value_by_id: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
     """R17 as a table indexed by card id (derived from ``card_values``)."""
@@ -247,11 +254,36 @@ class RuleSet:
         dealt = most * self.hand_size + 2 * self.extra_pile_size + face_up
         if DECK_SIZE - dealt <= self.stock_reserve:
             reserve = (
-                f" beyond the {self.stock_reserve} never drawn (R21)" if self.stock_reserve else ""
+                f" beyond the {describe(self.stock_reserve)} never drawn (R21)"
+                if self.stock_reserve
+                else ""
             )
             raise InvalidRules(
-                f"RuleSet.hand_size and extra_pile_size deal {most} × {self.hand_size} + 2 × "
-                f"{self.extra_pile_size}" + (" + 1 face up" if face_up else "") + f" = {dealt} "
-                f"cards, which leaves no stock of the {DECK_SIZE} to draw from{reserve} "
-                "(R2, R3, R4)"
+                f"RuleSet.hand_size and extra_pile_size deal {most} × {describe(self.hand_size)}"
+                f" + 2 × {describe(self.extra_pile_size)}"
+                + (" + 1 face up" if face_up else "")
+                + f" = {describe(dealt)} cards, which leaves no stock of the {DECK_SIZE} to draw "
+                f"from{reserve} (R2, R3, R4)"
             )
+        if not _can_score(self):
+            raise InvalidRules(
+                "no hand can earn a point: every card value (RuleSet.card_values), canasta bonus "
+                "(RuleSet.canasta_bonuses) and RuleSet.going_out_bonus is 0, so no team ever "
+                "reaches RuleSet.match_target and a match never ends (R16-R18, R20)"
+            )
+
+
+def _can_score(rules: RuleSet) -> bool:
+    """Some hand can earn a team points (R16-R18), so that a match can reach its target (R20):
+    a card worth something (every card can be melded), a canasta bonus of a kind that can be
+    laid (a clean ace-to-ace run needs two natural aces, R6), or the going-out bonus."""
+    bonuses = rules.canasta_bonuses
+    return (
+        any(rules.value_by_id)
+        or bonuses.mixed > 0
+        or bonuses.clean > 0
+        or bonuses.all_ranks > 0
+        or (bonuses.semi_clean or 0) > 0
+        or (bonuses.ace_to_ace > 0 and rules.max_natural_aces_in_run == 2)
+        or rules.going_out_bonus > 0
+    )

@@ -22,16 +22,18 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Final
 
-from .cards import DECK, Card
+from .cards import DECK, Card, Rank, Suit, all_cards
 from .errors import InvalidState
-from .going_out import has_required_canasta, stock_exhausted
+from .going_out import has_required_canasta, may_discard_last, stock_exhausted
 from .melds import Meld, MeldKind, classify
+from .quoting import describe
 from .rules import RuleSet
 from .state import GameState, Phase
 
 __all__ = ["validate"]
 
 _DECK_COUNTS: Final = Counter(DECK)
+_CARD_IDS: Final = len(all_cards())
 
 
 def validate(state: object) -> GameState:
@@ -42,41 +44,41 @@ def validate(state: object) -> GameState:
     across hands, stock, discard pile, melds and extra piles; each meld valid and laid as the
     engine lays it (R5-R9), one set per rank and team (R5); an untaken extra pile of its full size
     (R2); the phase and the fields that go with it — a non-empty stock to draw from (R15), no empty
-    hand while the hand goes on (R12), the single card taken from an open pile (R11), the
-    untouched extra pile (R19), the team that went out (R13).
+    hand while the hand goes on (R12), no seat playing with one card it may not discard (R14),
+    the single card taken from an open pile instead of drawing (R11), the untouched extra pile
+    (R19), the team that went out (R13). A message quotes a bad value in a bounded form, whatever
+    it is.
     """
     for problem in _problems(state):
         raise InvalidState(problem)
     return state  # type: ignore[return-value]
 
 
+def _is_card(value: object) -> bool:
+    # One of the 53 cards: a Card made by int.__new__ with another id is none.
+    return type(value) is Card and 0 <= value < _CARD_IDS
+
+
 def _is_cards(value: object) -> bool:
-    return type(value) is tuple and all(type(c) is Card for c in value)
+    return type(value) is tuple and all(_is_card(c) for c in value)
 
 
 def _is_index(value: object, size: int) -> bool:
     return type(value) is int and 0 <= value < size
 
 
+def _is_pair(value: object) -> bool:
+    return type(value) is tuple and len(value) == 2
+
+
 def _problems(state: object) -> Iterator[str]:
-    """The problems of ``state``, the first found first; checks that need earlier ones to hold
-    come after them, so that each runs on well-typed data."""
+    """The problems of ``state``, the first found first. The type of every field is checked
+    before any field is used, and each later check needs only the earlier ones to hold."""
     if type(state) is not GameState:
         yield f"expected a GameState, not {type(state).__name__}"
         return
-    rules = state.rules
-    if not isinstance(rules, RuleSet):
-        yield f"rules must be a RuleSet, not {type(rules).__name__}"
-        return
-    players = state.players
-    if type(players) is not int or players not in rules.player_counts:
-        yield f"players must be one of {rules.player_counts} for {rules.title}, not {players!r}"
-        return
-    if not _is_index(state.current_player, players):
-        yield f"current_player must be a seat from 0 to {players - 1}, not {state.current_player!r}"
-        return
-    if type(state.phase) is not Phase:
-        yield f"phase must be a Phase, not {state.phase!r}"
+    for problem in _type_problems(state):
+        yield problem
         return
     yield from _card_problems(state)
     yield from _meld_problems(state)
@@ -84,37 +86,83 @@ def _problems(state: object) -> Iterator[str]:
     yield from _phase_problems(state)
 
 
-def _card_problems(state: GameState) -> Iterator[str]:
+def _type_problems(state: GameState) -> Iterator[str]:
+    rules = state.rules
+    if type(rules) is not RuleSet:
+        yield f"rules must be a RuleSet, not {type(rules).__name__}"
+        return
+    players = state.players
+    if type(players) is not int or players not in rules.player_counts:
+        yield (
+            f"players must be one of {rules.player_counts} for {describe(rules.title)}, "
+            f"not {describe(players)}"
+        )
+        return
+    if not _is_index(state.current_player, players):
+        yield (
+            f"current_player must be a seat from 0 to {players - 1}, "
+            f"not {describe(state.current_player)}"
+        )
+    if type(state.phase) is not Phase:
+        yield f"phase must be a Phase, not {describe(state.phase)}"
     hands = state.hands
-    if type(hands) is not tuple or len(hands) != state.players:
-        yield f"hands must be a tuple of {state.players} hands"
+    if type(hands) is not tuple or len(hands) != players:
+        yield f"hands must be a tuple of {players} hands, not {describe(hands)}"
         return
     for seat, hand in enumerate(hands):
         if not _is_cards(hand):
-            yield f"the hand of seat {seat} must be a tuple of cards, not {hand!r}"
-            return
-        if list(hand) != sorted(hand):
-            yield f"the hand of seat {seat} is not sorted"
+            yield f"the hand of seat {seat} must be a tuple of cards, not {describe(hand)}"
     for name in ("stock", "discard_pile"):
         if not _is_cards(getattr(state, name)):
-            yield f"{name} must be a tuple of cards"
-            return
+            yield f"{name} must be a tuple of cards, not {describe(getattr(state, name))}"
     melds = state.melds
-    if (
-        type(melds) is not tuple
-        or len(melds) != 2
-        or any(type(team) is not tuple or any(type(m) is not Meld for m in team) for team in melds)
-    ):
-        yield "melds must be a pair (one per team) of tuples of Meld"
+    if not _is_pair(melds) or any(type(team) is not tuple for team in melds):
+        yield f"melds must be a pair (one per team) of tuples of Meld, not {describe(melds)}"
         return
+    for team, team_melds in enumerate(melds):
+        for i, meld in enumerate(team_melds):
+            if not _is_meld(meld):
+                yield f"meld {i} of team {team} must be a Meld of cards, not {describe(meld)}"
     extra = state.extra_piles
-    if type(extra) is not tuple or len(extra) != 2:
-        yield "extra_piles must be a pair (one per team)"
-        return
+    if not _is_pair(extra) or any(p is not None and not _is_cards(p) for p in extra):
+        yield f"extra_piles must be a pair of None or tuples of cards, not {describe(extra)}"
+    taken = state.extra_pile_taken
+    if not _is_pair(taken) or any(type(t) is not bool for t in taken):
+        yield f"extra_pile_taken must be a pair of bools, not {describe(taken)}"
+    untouched = state.untouched_extra_pile
+    if not _is_pair(untouched) or any(s is not None and type(s) is not int for s in untouched):
+        yield f"untouched_extra_pile must be a pair of seats or None, not {describe(untouched)}"
+    single = state.taken_single_card
+    if single is not None and not _is_card(single):
+        yield f"taken_single_card must be a card or None, not {describe(single)}"
+    went_out = state.went_out
+    if went_out is not None and (type(went_out) is not int or went_out not in (0, 1)):
+        yield f"went_out must be a team (0 or 1) or None, not {describe(went_out)}"
+
+
+def _is_meld(meld: object) -> bool:
+    """A Meld whose every field has its type (Meld itself checks nothing), so that comparing it
+    with the meld the classifier lays is safe."""
+    return (
+        type(meld) is Meld
+        and _is_cards(meld.cards)
+        and type(meld.kind) is MeldKind
+        and (meld.wildcard is None or _is_card(meld.wildcard))
+        and (meld.suit is None or type(meld.suit) is Suit)
+        and (meld.rank is None or type(meld.rank) is Rank)
+        and type(meld.naturals) is int
+        and _is_cards(meld.multiset)
+    )
+
+
+def _card_problems(state: GameState) -> Iterator[str]:
+    hands = state.hands
+    for seat, hand in enumerate(hands):
+        if list(hand) != sorted(hand):
+            yield f"the hand of seat {seat} is not sorted"
+    melds = state.melds
+    extra = state.extra_piles
     for team, pile in enumerate(extra):
-        if pile is not None and not _is_cards(pile):
-            yield f"the extra pile of team {team} must be None or a tuple of cards"
-            return
         if pile is not None and len(pile) != state.rules.extra_pile_size:
             yield (
                 f"the untaken extra pile of team {team} holds {len(pile)} cards, not "
@@ -166,9 +214,6 @@ def _meld_problems(state: GameState) -> Iterator[str]:
 
 def _pile_problems(state: GameState) -> Iterator[str]:
     taken = state.extra_pile_taken
-    if type(taken) is not tuple or len(taken) != 2 or any(type(t) is not bool for t in taken):
-        yield "extra_pile_taken must be a pair of bools"
-        return
     for team in (0, 1):
         if taken[team] and state.extra_piles[team] is not None:
             yield f"team {team}'s extra pile is taken but still set aside (R12)"
@@ -177,14 +222,14 @@ def _pile_problems(state: GameState) -> Iterator[str]:
     ):
         yield "an extra pile is gone, not taken, but these rules never turn one into stock (R15)"
     untouched = state.untouched_extra_pile
-    if type(untouched) is not tuple or len(untouched) != 2:
-        yield "untouched_extra_pile must be a pair (one per team)"
-        return
     for team, seat in enumerate(untouched):
         if seat is None:
             continue
         if not _is_index(seat, state.players) or seat % 2 != team:
-            yield f"untouched_extra_pile of team {team} must be a seat of that team, not {seat!r}"
+            yield (
+                f"untouched_extra_pile of team {team} must be a seat of that team, "
+                f"not {describe(seat)}"
+            )
         elif not taken[team]:
             yield f"team {team}'s extra pile is untouched by seat {seat} but not taken (R19)"
         elif len(state.hands[seat]) != state.rules.extra_pile_size:
@@ -198,21 +243,20 @@ def _phase_problems(state: GameState) -> Iterator[str]:
     seat = state.current_player
     single = state.taken_single_card
     if single is not None:
-        if type(single) is not Card:
-            yield f"taken_single_card must be a card or None, not {single!r}"
-        elif phase is not Phase.PLAY or state.rules.closed_discard_pile:
+        if phase is not Phase.PLAY or state.rules.closed_discard_pile:
             yield "a single card taken from the pile is remembered only while its taker plays (R11)"
         elif not state.rules.single_taken_card_discard_banned:
             yield "these rules do not ban discarding a single taken card (R11)"
         elif single not in state.hands[seat]:
             yield f"seat {seat} took {single.pretty} from the pile but does not hold it (R11)"
+        elif stock_exhausted(state.rules, state.stock):
+            # Taking the pile leaves the stock as it was, and a seat to draw from an exhausted
+            # stock never gets to take: the hand ends first (R15, R21).
+            yield (
+                f"seat {seat} took {single.pretty} from the pile instead of drawing, yet the "
+                "stock has no card to draw (R11, R15)"
+            )
     went_out = state.went_out
-    if went_out is not None and went_out not in (0, 1):
-        yield f"went_out must be a team (0 or 1) or None, not {went_out!r}"
-        return
-    if type(went_out) is bool:
-        yield f"went_out must be a team (0 or 1) or None, not {went_out!r}"
-        return
     if phase is not Phase.OVER:
         if went_out is not None:
             yield "a team went out, but the hand is not over (R13)"
@@ -221,6 +265,17 @@ def _phase_problems(state: GameState) -> Iterator[str]:
                 yield f"seat {s} holds no cards, but the hand goes on (R12, R13)"
         if phase is Phase.DRAW and stock_exhausted(state.rules, state.stock):
             yield "the seat to act must draw, but the stock has no card to draw (R15, R21)"
+        hand = state.hands[seat]
+        team = seat % 2
+        if (
+            phase is Phase.PLAY
+            and len(hand) == 1
+            and not may_discard_last(state, team, hand[0], state.melds[team], single)
+        ):
+            yield (
+                f"seat {seat} plays holding only {hand[0].pretty}, which it may not discard: no "
+                "move leads there (R14)"
+            )
         return
     if went_out is None:  # the stock ran out (R15)
         if not stock_exhausted(state.rules, state.stock):

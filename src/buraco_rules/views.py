@@ -19,6 +19,7 @@ import attrs
 from .cards import Card
 from .melds import Meld
 from .outcome import Outcome, outcome_of
+from .quoting import describe
 from .rules import RuleSet
 from .scoring import canasta_bonus
 from .state import GameState, Phase
@@ -145,7 +146,7 @@ def view(state: GameState, seat: object) -> PlayerView:
     if not isinstance(state, GameState):
         raise TypeError(f"view needs a GameState, not {type(state).__name__}")
     if type(seat) is not int or not 0 <= seat < state.players:
-        raise ValueError(f"seat must be 0 to {state.players - 1}, not {seat!r}")
+        raise ValueError(f"seat must be 0 to {state.players - 1}, not {describe(seat)}")
     pile = state.discard_pile
     visible = pile[-1:] if state.rules.closed_discard_pile else pile
     extra = state.extra_piles
