@@ -16,15 +16,15 @@ COMMAND = [sys.executable, "-m", "buraco_rules"]
 
 
 def run(
-    *args: str, stdin: str | None = None, timeout: float = 120
+    *args: str, stdin: str | None = None, timeout: float = 120, encoding: str = "utf-8"
 ) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", COLUMNS="100")
+    env = dict(os.environ, PYTHONIOENCODING=encoding, COLUMNS="100")
     return subprocess.run(
         [*COMMAND, *args],
         input=stdin,
         capture_output=True,
         text=True,
-        encoding="utf-8",
+        encoding=encoding,
         timeout=timeout,
         env=env,
         check=False,
@@ -172,3 +172,31 @@ def test_play_shows_suit_symbols_unless_ascii_and_quits_on_end_of_input() -> Non
     result = run("play", "--variant", "italian", "--players", "2", "--seed", "1", stdin="")
     assert result.returncode == 1 and "Bye." in result.stdout
     assert any(symbol in result.stdout for symbol in "♠♥♦♣")
+
+
+def test_progress_bar_without_rich_is_plain(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+    import io
+
+    from buraco_rules.cli import simulate_command
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        simulate_command.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "rich" else real(name, *a),
+    )
+    stream = io.StringIO()
+    with simulate_command._progress_bar(stream, enabled=True) as progress:
+        assert progress is not None
+        progress(3, 4)
+    assert f"[{'#' * 22}{'.' * 8}] 3/4 hands" in stream.getvalue()
+    with simulate_command._progress_bar(stream, enabled=False) as progress:
+        assert progress is None
+
+
+def test_a_terminal_without_suit_symbols_gets_letters() -> None:
+    result = run("play", "--seed", "1", stdin="discard KH\nq\n", encoding="ascii")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "S  8S KS" in result.stdout and "Bye." in result.stdout
+    assert "draw first" in result.stdout  # the engine's message, its symbols replaced if any

@@ -67,7 +67,7 @@ def test_dask_cluster_gives_the_single_process_results(serial: Simulation) -> No
     )
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         dask_executor(cluster.scheduler_address) as executor,
     ):

@@ -28,7 +28,7 @@ from .going_out import (
     stock_exhausted,
 )
 from .melds import Meld, MeldKind, classify, meld_error, sets_by_rank
-from .state import GameState, Phase
+from .state import TEAM, GameState, Phase
 
 __all__ = ["check", "describe", "well_formed"]
 
@@ -122,7 +122,7 @@ def _take_from_hand(
 
 
 def _meld_index(state: GameState, index: object) -> int:
-    melds = state.melds[state.current_player % 2]
+    melds = state.melds[TEAM[state.current_player]]
     if type(index) is not int:
         raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(index)} is not a meld index")
     if not 0 <= index < len(melds):
@@ -173,7 +173,7 @@ def _laid_addition(
 def _team_melds_after(
     state: GameState, action: NewMeld | AddToMeld, cards: tuple[Card, ...]
 ) -> tuple[Meld, ...]:
-    melds = state.melds[state.current_player % 2]
+    melds = state.melds[TEAM[state.current_player]]
     if isinstance(action, AddToMeld):
         return _laid_addition(state, _meld_index(state, action.meld), cards, melds)
     return _laid_new_meld(state, cards, melds)
@@ -213,14 +213,14 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
     )
     melds = _team_melds_after(state, inner, cards)
     rest = pile[:-1]
-    if not may_keep_after_take(state, seat % 2, remaining, rest, melds):
+    if not may_keep_after_take(state, TEAM[seat], remaining, rest, melds):
         if hides_last_card(remaining, rest):
             raise IllegalAction(
                 ErrorCode.CANNOT_GO_OUT,
                 "that would leave you only the card below the pile's top, which you might not "
                 "be allowed to discard (R13, R14)",
             )
-        _check_leaves(state, seat % 2, hand_after_take(remaining, pile), melds)
+        _check_leaves(state, TEAM[seat], hand_after_take(remaining, pile), melds)
     return _changed_meld(melds, inner)
 
 
@@ -233,7 +233,7 @@ def _check_meld(state: GameState, action: NewMeld | AddToMeld) -> Meld:
     seat = state.current_player
     remaining = _take_from_hand(state.hands[seat], cards)
     melds = _team_melds_after(state, action, cards)
-    _check_leaves(state, seat % 2, remaining, melds, banned_after(state, cards))
+    _check_leaves(state, TEAM[seat], remaining, melds, banned_after(state, cards))
     return _changed_meld(melds, action)
 
 
@@ -262,7 +262,7 @@ def _check_discard(state: GameState, action: Discard) -> None:
     if type(card) is not Card:
         raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(card)} is not a card")
     seat = state.current_player
-    team = seat % 2
+    team = TEAM[seat]
     hand = state.hands[seat]
     remaining = _take_from_hand(hand, (card,))
     if not may_discard(hand, card, state.taken_single_card):

@@ -44,7 +44,7 @@ from .meldsearch import (
     with_top,
 )
 from .memo import memoised
-from .state import GameState, Phase, Recipe
+from .state import TEAM, GameState, Phase, Recipe
 from .transitions import corrupt_hand, melds_with
 
 _CARDS: Final = all_cards()
@@ -80,7 +80,7 @@ def result_of(state: GameState, recipe: Recipe) -> Meld | None:
     """The meld that ``recipe`` makes in ``state`` (None if it makes none)."""
     index, cards = recipe
     if index >= 0:
-        cards = tuple(sorted(state.melds[state.current_player % 2][index].multiset + cards))
+        cards = tuple(sorted(state.melds[TEAM[state.current_player]][index].multiset + cards))
     return classify(cards, state.rules)
 
 
@@ -96,7 +96,7 @@ def generate(state: GameState) -> Generated:
 def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
     """Every new meld and addition that ``hand`` allows (ignoring R14), in the documented order."""
     rules = state.rules
-    melds = state.melds[state.current_player % 2]
+    melds = state.melds[TEAM[state.current_player]]
     max_aces = rules.max_natural_aces_in_run
     runs: list[list[tuple[int, Meld]]] = [[], [], [], []]
     for i, meld in enumerate(melds):
@@ -121,7 +121,7 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
     """The new melds and additions that take a closed pile's ``top`` card with cards of ``hand``
     (R10, ignoring R14), in the documented order, the top card among the cards."""
     rules = state.rules
-    melds = state.melds[state.current_player % 2]
+    melds = state.melds[TEAM[state.current_player]]
     max_aces = rules.max_natural_aces_in_run
     wild = IS_WILD[top]
     kinds = wild_kinds(hand)
@@ -177,7 +177,7 @@ def _set_options(
 
 def _play_actions(state: GameState) -> Generated:
     seat = state.current_player
-    team = seat % 2
+    team = TEAM[seat]
     hand = state.hands[seat]
     size = len(hand)
     actions: list[Action] = []
@@ -213,7 +213,7 @@ def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> t
     result = result_of(state, (index, cards))
     if result is None:
         raise corrupt_hand(state)
-    return melds_with(state.melds[state.current_player % 2], _meld_action(index, cards), result)
+    return melds_with(state.melds[TEAM[state.current_player]], _meld_action(index, cards), result)
 
 
 def _draw_actions(state: GameState) -> Generated:
@@ -227,7 +227,7 @@ def _draw_actions(state: GameState) -> Generated:
         return draw[0] + (_TAKE_OPEN,), draw[1] + (None,)  # R11
     # R10: the top card goes at once into a meld with cards from the hand.
     seat = state.current_player
-    team = seat % 2
+    team = TEAM[seat]
     hand = state.hands[seat]
     top = pile[-1]
     rest = pile[:-1]

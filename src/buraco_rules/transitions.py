@@ -18,7 +18,7 @@ from .going_out import (
     stock_exhausted,
 )
 from .melds import Meld
-from .state import GameState, Phase
+from .state import TEAM, GameState, Phase
 
 __all__ = ["discard", "draw", "meld", "melds_with", "open_take", "take_with_meld"]
 
@@ -55,7 +55,7 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
     """Take a closed pile: its top card goes into ``result`` with cards from the hand, and the rest
     of the pile joins the hand (R10)."""
     seat = state.current_player
-    team = seat % 2
+    team = TEAM[seat]
     pile = state.discard_pile
     kept = kept_after_take(state.hands[seat], pile[-1], inner.cards)
     if kept is None:
@@ -74,7 +74,7 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
 def meld(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> GameState:
     """Lay a new meld or add to one, ``result`` being the meld it makes (R5-R9)."""
     seat = state.current_player
-    team = seat % 2
+    team = TEAM[seat]
     remaining = remove_cards(state.hands[seat], action.cards)
     if remaining is None:
         raise corrupt_hand(state)
@@ -99,7 +99,7 @@ def melds_with(
 def _emptied_by_meld(state: GameState) -> GameState:
     """The hand is empty after a meld: take the extra pile directly, or end the hand (R12, R13)."""
     seat = state.current_player
-    team = seat % 2
+    team = TEAM[seat]
     extra = state.extra_piles[team]
     if extra is not None:
         return replace(
@@ -115,7 +115,7 @@ def discard(state: GameState, card: Card) -> GameState:
     """Discard ``card``, ending the turn (R4): take the extra pile indirectly or end the hand if it
     was the last card (R12, R13), then pass the turn on, refilling an empty stock (R15)."""
     seat = state.current_player
-    team = seat % 2
+    team = TEAM[seat]
     remaining = remove_cards(state.hands[seat], (card,))
     if remaining is None:
         raise corrupt_hand(state)
@@ -137,7 +137,7 @@ def discard(state: GameState, card: Card) -> GameState:
         extra_pile_taken = set_item(extra_pile_taken, team, True)
         untouched = set_item(untouched, team, seat)
     seat = (seat + 1) % state.players  # R1
-    team = seat % 2
+    team = TEAM[seat]
     stock = state.stock
     rules = state.rules
     if stock_exhausted(rules, stock):  # R15, R21

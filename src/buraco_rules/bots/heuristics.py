@@ -17,7 +17,7 @@ from typing import Final
 
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import Card, all_cards
-from ..melds import Meld, classify
+from ..melds import IS_WILD, Meld, classify
 from ..rules import CANASTA_SIZE, RuleSet
 from ..scoring import canasta_bonus
 from ..views import PlayerView
@@ -64,16 +64,17 @@ EXTRA_PILE: Final = 60.0
 MELD_FIRST: Final = 10_000.0
 """Added to a gainful meld's worth in a ranking so that it comes before any discard."""
 GOING_OUT: Final = 1000.0
+"""Ending the hand when the rules allow it and the team leads comes first (R13)."""
 LATE_STOCK: Final = 20
-"""Below this many cards in the stock, going out is taken even when trailing."""
+"""Below this many cards in the stock, going out is taken even when trailing: building on no
+longer pays."""
 HAND_CARD: Final = 8
 """The points an unseen card in another hand is guessed to count against its team."""
-"""Ending the hand when the rules allow it comes first (R13)."""
 
 
 def is_wild(card: int) -> bool:
     """Jokers and 2s (R7)."""
-    return card == _JOKER or card % 13 == 1
+    return IS_WILD[card]
 
 
 class Assessment:
@@ -113,8 +114,9 @@ class Assessment:
 
     @property
     def ahead_if_out(self) -> bool:
-        """Whether the team would lead if this player went out now: the tables and canastas are
-        public, the other hands are guessed at ``HAND_CARD`` points a card (R16)."""
+        """Whether to go out now: the team would lead after it (the tables and canastas are
+        public, the other hands are guessed at ``HAND_CARD`` points a card, R16), or the stock is
+        too short for building on to pay."""
         if self._ahead is None:
             self._ahead = self._lead_if_out() > 0 or self.view.stock_size < LATE_STOCK
         return self._ahead
@@ -131,7 +133,6 @@ class Assessment:
             if not view.extra_pile_taken[team]:
                 total -= rules.extra_pile_penalty
             totals.append(total)
-        # Trailing with plenty of stock left, building on beats ending the hand; late, it does not.
         return totals[self.team] + rules.going_out_bonus - totals[1 - self.team]
 
     def going_out_worth(self) -> float:

@@ -10,18 +10,11 @@ import attrs
 
 from .. import apply, determinize, legal_actions, score, view
 from ..actions import Action
-from ..scoring import TeamScore
 from ..state import GameState
 from ..views import PlayerView
-from .heuristics import MELD_FIRST, Assessment, rank_actions
+from .heuristics import Assessment, rank_actions
 
 __all__ = ["MonteCarloBot"]
-
-EARLY_STOCK = 40
-"""While the stock holds this many cards or more, a card in hand counts as ``HELD_CARD``; below,
-it counts more and more as the points it would cost (R16)."""
-HELD_CARD = 4.0
-"""What a card in hand is worth early in a hand, in points."""
 
 
 def _positive(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -40,30 +33,27 @@ def _number(instance: object, attribute: attrs.Attribute[Any], value: object) ->
 class MonteCarloBot:
     """Flat Monte Carlo search from a player's view.
 
-    At a decision with a real choice it keeps GreedyBot's ``candidates`` best actions; then, for
-    each playout, it samples a deal consistent with the view (:func:`buraco_rules.determinize`:
-    the unseen cards dealt at random to the other hands, the stock and the hidden piles), plays
-    every candidate in that same deal, and lets GreedyBot's policy play every seat for
-    ``horizon`` more turns or to the end of the hand. A finished hand is scored by its score
-    (R16); an unfinished one by the table and canasta points, less half the extra-pile penalty,
-    with each card in hand worth a few points while the stock is long and counted as its cost as
-    the stock runs down (the team's standing, minus the other team's). The candidate with the
-    best mean is played if it beats GreedyBot's own choice by ``margin`` points or more on
-    average: with few playouts, the best-looking of several candidates is often only the
-    luckiest. Trying every candidate on the same sampled deals compares them on the same luck. A
-    meld that GreedyBot finds gainful is laid without a search: the search is kept for the
-    choices that shape a hand (draw or take, what to discard, when to stop melding).
+    At a decision with more than one legal action it keeps GreedyBot's ``candidates`` best
+    actions; then, for each playout, it samples a deal consistent with the view
+    (:func:`buraco_rules.determinize`: the unseen cards dealt at random to the other hands, the
+    stock and the hidden piles), plays every candidate in that same deal, and lets GreedyBot's
+    policy play every seat for ``horizon`` more turns or to the end of the hand. Each rollout is
+    scored by the difference between the two teams' scores (R16; an unfinished hand as if it
+    ended then, nobody going out). Trying every candidate on the same sampled deals compares them
+    on the same luck. The candidate with the best mean is played, if it beats GreedyBot's own
+    choice by ``margin`` points or more on average (a margin keeps the search from following the
+    luckiest of several candidates when the playouts are few); ties go to GreedyBot's choice.
 
     The budget is ``playouts`` sampled deals per decision, or ``seconds`` of thinking per
     decision, whichever ends first (at least one playout). Give ``playouts=None`` to think by time
     only. Bad settings are a ``ValueError``.
     """
 
-    playouts: int | None = attrs.field(default=32, validator=_positive)
+    playouts: int | None = attrs.field(default=24, validator=_positive)
     seconds: float | None = attrs.field(default=None, validator=_positive)
     candidates: int = attrs.field(default=4, validator=_positive)
-    horizon: int = attrs.field(default=8, validator=_positive)
-    margin: float = attrs.field(default=15.0, validator=_number)
+    horizon: int = attrs.field(default=6, validator=_positive)
+    margin: float = attrs.field(default=0.0, validator=_number)
 
     def __attrs_post_init__(self) -> None:
         if self.playouts is None and self.seconds is None:
@@ -75,10 +65,6 @@ class MonteCarloBot:
         if len(actions) == 1:
             return actions[0]
         ranked = rank_actions(Assessment(view), actions)
-        if ranked[0][0] >= MELD_FIRST:
-            # A meld that gains points is laid as GreedyBot would: the search is kept for the
-            # choices that shape the hand (draw or take, what to discard, when to stop melding).
-            return actions[ranked[0][1]]
         candidates = [actions[i] for _, i in ranked[: self.candidates]]
         if len(candidates) == 1:
             return candidates[0]
@@ -116,20 +102,5 @@ def _rollout(state: GameState, team: int, horizon: int) -> float:
         if state.current_player != seat:
             seat = state.current_player
             turns += 1
-    scores = score(state)
-    if state.is_over:
-        return float(scores[team].total - scores[1 - team].total)
-    values = [_standing(state, t, scores[t]) for t in (0, 1)]
-    return values[team] - values[1 - team]
-
-
-def _standing(state: GameState, team: int, points: TeamScore) -> float:
-    """How well ``team`` stands in a hand a rollout leaves unfinished: its table and canastas
-    (R16-R18), less the extra-pile penalty at half (it may still be taken), and its cards in hand
-    judged by how much stock is left. Early in a hand a card held is a meld to come (a pile taken
-    is a gain, not a debt); as the stock runs down it becomes what it will cost if the other side
-    goes out."""
-    early = min(1.0, len(state.stock) / EARLY_STOCK)
-    held = sum(len(state.hands[s]) for s in range(team, state.players, 2))
-    value = points.table + points.canastas - points.extra_pile / 2
-    return value + early * HELD_CARD * held - (1 - early) * points.hands
+    scores = score(state)  # an unfinished hand: as if it ended now, nobody going out (R16)
+    return float(scores[team].total - scores[1 - team].total)

@@ -8,6 +8,7 @@ and ``bench`` (the engine's benchmark). Bad arguments print a message and exit w
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command with ``argv`` (default: ``sys.argv[1:]``); the exit status."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            # A terminal without the suit symbols shows '?' rather than stopping with an error.
+            stream.reconfigure(errors="replace")
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["bench"]:  # everything after it is the benchmark's own
         return bench_command.run_bench(arguments[1:])

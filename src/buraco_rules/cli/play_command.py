@@ -28,7 +28,7 @@ from ..bots import bot_from_name
 from ..formats import NotationError
 from ..views import PlayerView
 from .options import add_variant, players_of, whole_number
-from .render import action_text, render_actions, render_score, render_view
+from .render import action_text, can_show, render_actions, render_score, render_view
 
 __all__ = ["add_parser", "run"]
 
@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         parser.error(str(error))
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
-    game = _Game(args.seat, args.ascii, sys.stdin, sys.stdout)
+    # A terminal that cannot show the suit symbols gets letters rather than an encoding error.
+    ascii_only = args.ascii or not can_show(sys.stdout, "♠♥♦♣★")
+    game = _Game(args.seat, ascii_only, sys.stdin, sys.stdout)
     start = state = new_game(rules, players, seed=seed)
     played: list[Action] = []
     rng = random.Random(seed)
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
                 return 1
         else:
             action = bot.choose(seen, rng)
-            print(f"seat {seat}: {action_text(action, args.ascii)}", file=out)
+            print(f"seat {seat}: {action_text(action, ascii_only)}", file=out)
         state = apply(state, action)
         played.append(action)
     print("\nThe hand is over.", file=out)

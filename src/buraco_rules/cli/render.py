@@ -13,6 +13,7 @@ C  8C KC
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TextIO
 
 from ..actions import Action
 from ..cards import Card
@@ -20,11 +21,20 @@ from ..melds import Meld
 from ..scoring import TeamScore
 from ..views import PlayerView
 
-__all__ = ["card_text", "render_actions", "render_hand", "render_score", "render_view"]
+__all__ = ["can_show", "card_text", "render_actions", "render_hand", "render_score", "render_view"]
 
 _SUITS_SHOWN = (3, 2, 1, 0)  # spades, hearts, diamonds, clubs
 _SYMBOLS = "♣♦♥♠"
 _LETTERS = "CDHS"
+
+
+def can_show(stream: TextIO, text: str) -> bool:
+    """Whether ``stream`` can print ``text`` (the suit symbols) in its encoding."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def card_text(card: Card, ascii_only: bool = False) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from .. import GameRecord, from_json, replay, score
 from ..formats import DecodeError, ReplayError
-from .render import action_text, render_score
+from .render import action_text, can_show, render_score
 
 __all__ = ["add_parser", "run"]
 
@@ -42,13 +43,14 @@ def run(args: argparse.Namespace) -> int:
         states = replay(record)
     except ReplayError as error:
         parser.error(f"{args.file} does not replay: {error}")
+    ascii_only = args.ascii or not can_show(sys.stdout, "♠♥♦♣★")
     names = record.names or tuple(f"seat {s}" for s in range(record.players))
     print(f"{record.rules.title}, {record.players} players: " + ", ".join(names))
     for key, value in record.meta.items():
         print(f"  {key}: {value}")
     for number, (before, action) in enumerate(zip(states, record.actions, strict=False), 1):
         seat = before.current_player
-        print(f"{number:>4}. {names[seat]} (seat {seat}): {action_text(action, args.ascii)}")
+        print(f"{number:>4}. {names[seat]} (seat {seat}): {action_text(action, ascii_only)}")
     last = states[-1]
     if not last.is_over:
         print("\nThe record stops before the end of the hand; the score so far:")
