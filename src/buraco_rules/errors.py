@@ -71,7 +71,9 @@ class MalformedAction(ValueError):
 
 class InvalidState(ValueError):
     """A :class:`GameState` breaks an invariant (``buraco_rules.validate`` names which), or a
-    step found it corrupt. States from ``new_game`` and ``apply`` never do."""
+    step found it corrupt; or a :class:`PlayerView` is one that no valid state shows
+    (``buraco_rules.determinize`` and the view forms of ``legal_actions``, ``is_legal`` and
+    ``why_illegal``). States from ``new_game`` and ``apply``, and their views, never do."""
 
 
 class InvalidRules(ValueError):
