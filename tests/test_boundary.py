@@ -28,6 +28,7 @@ import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.cards import DECK, all_cards
 from buraco_rules.determinize import canonical_state
+from buraco_rules.going_out import may_discard_last
 from forging import forged
 
 VARIANTS = tuple(variants.get(name) for name in variants.NAMES)
@@ -196,7 +197,8 @@ def unseen_multiset(state: br.GameState, seat: int) -> Counter[br.Card]:
 def scramble(state: br.GameState, seat: int, rng: random.Random) -> br.GameState:
     """``state`` with the cards hidden from ``seat`` shuffled among their hidden places (each
     keeping its size), independently of ``determinize``; the seat to act keeps a copy of a card
-    just taken from an open pile (R11), as it must."""
+    just taken from an open pile (R11), and a hand of one card that it may discard (R14), as it
+    must."""
     closed = state.rules.closed_discard_pile
     others = [s for s in range(state.players) if s != seat]
     below = state.discard_pile[:-1] if closed else ()
@@ -204,6 +206,16 @@ def scramble(state: br.GameState, seat: int, rng: random.Random) -> br.GameState
     hidden += [c for p in state.extra_piles if p is not None for c in p]
     single = state.taken_single_card
     kept = single if single is not None and state.current_player != seat else None
+    actor = state.current_player
+    if (
+        kept is None
+        and actor != seat
+        and state.phase is br.Phase.PLAY
+        and len(state.hands[actor]) == 1
+    ):
+        team = actor % 2  # R14: the one card must be one the seat may discard
+        fitting = [c for c in hidden if may_discard_last(state, team, c, state.melds[team], None)]
+        kept = rng.choice(fitting)
     if kept is not None:
         hidden.remove(kept)
     rng.shuffle(hidden)

@@ -192,7 +192,8 @@ def canonical_state(seen: PlayerView) -> GameState:
     just taken, R11; for a hand of one, a card it may discard, R14). Kept with the view.
 
     A view that no valid state shows is refused with
-    :class:`~buraco_rules.errors.InvalidState`: the state found must pass
+    :class:`~buraco_rules.errors.InvalidState`: unless ``seen`` came from
+    :func:`buraco_rules.view` (consistent by construction), the state found must pass
     :func:`buraco_rules.validate` and show exactly ``seen``.
     """
     cached = seen._state
@@ -205,14 +206,26 @@ def canonical_state(seen: PlayerView) -> GameState:
         stop = start + seen.hand_sizes[seen.current_player]
         if not _fits(state, cards[start:stop]):
             state = _deal(seen, _fitted(state, cards, start, stop))
-    try:
-        validate(state)
-    except InvalidState as error:
-        raise InvalidState(f"no game shows this view: {error}") from None
-    if view(state, seen.seat) != seen:
-        raise InvalidState("no game shows this view: its counts and cards do not agree")
+    if not seen._of_a_state:  # a view of a state (``view``) is consistent by construction
+        try:
+            validate(state)
+        except InvalidState as error:
+            raise InvalidState(f"no game shows this view: {error}") from None
+        if view(state, seen.seat) != seen:
+            raise InvalidState("no game shows this view: its counts and cards do not agree")
     object.__setattr__(seen, "_state", state)  # a cache: not part of the view's value
     return state
+
+
+def _hidden_cards(seen: PlayerView, state: GameState) -> list[Card]:
+    """The cards of ``state`` that ``seen``'s seat cannot see, in the order :func:`_deal` reads
+    them (the unseen multiset, taken from a state that holds it)."""
+    cards = [c for s, hand in enumerate(state.hands) if s != seen.seat for c in hand]
+    cards += state.stock
+    cards += state.discard_pile[: len(state.discard_pile) - len(seen.discard_pile)]
+    for pile in state.extra_piles:
+        cards += pile or ()
+    return cards
 
 
 def _fitted(state: GameState, cards: list[Card], start: int, stop: int) -> list[Card]:
@@ -244,7 +257,7 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     if not isinstance(rng, random.Random):
         raise TypeError(f"rng must be a random.Random, not {type(rng).__name__}")
     canonical = canonical_state(seen)  # a consistent deal exists: the loop below ends
-    cards = _unseen_checked(seen)
+    cards = _hidden_cards(seen, canonical)
     if not _hides_actor(seen):
         rng.shuffle(cards)
         return _deal(seen, cards)

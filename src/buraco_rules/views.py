@@ -78,6 +78,10 @@ class PlayerView:
         default=None, init=False, eq=False, repr=False, hash=False
     )
     """A cache of the canonical state of the view (:mod:`buraco_rules.determinize`)."""
+    _of_a_state: bool = attrs.field(default=False, init=False, eq=False, repr=False, hash=False)
+    """Set by :func:`view` only: the view of a state is consistent by construction, so its
+    canonical state need not be validated. A view built any other way (the decoder,
+    ``attrs.evolve``, unpickling) is checked once."""
 
     def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
         # Pickle and deep-copy the value only, not the cached state.
@@ -150,7 +154,7 @@ def view(state: GameState, seat: object) -> PlayerView:
     pile = state.discard_pile
     visible = pile[-1:] if state.rules.closed_discard_pile else pile
     extra = state.extra_piles
-    return PlayerView(
+    seen = PlayerView(
         rules=state.rules,
         players=state.players,
         seat=seat,
@@ -171,3 +175,5 @@ def view(state: GameState, seat: object) -> PlayerView:
         taken_single_card=state.taken_single_card,
         went_out=state.went_out,
     )
+    object.__setattr__(seen, "_of_a_state", True)
+    return seen
