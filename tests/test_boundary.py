@@ -511,3 +511,15 @@ def test_a_view_pickles_and_copies_without_its_cached_state() -> None:
     for twin in (pickle.loads(pickle.dumps(seen)), copy.deepcopy(seen), copy.copy(seen)):
         assert twin == seen and br.legal_actions(twin) == br.legal_actions(seen)
     assert pickle.loads(pickle.dumps(seen))._state is None
+
+
+def test_a_move_out_of_turn_is_refused_before_the_legal_actions_are_generated() -> None:
+    # A timing we can avoid: generating the legal actions of the seat to act costs what its hand
+    # holds, so a probe out of turn must be answered without it (the cache stays empty).
+    state = br.new_game(variants.BURACO_FECHADO, 4, seed=5)
+    for player in (1, 2, 3, 1.0, "0"):
+        error = br.why_illegal(state, br.DrawFromStock(), player=player)
+        assert error is not None and error.code is br.ErrorCode.NOT_YOUR_TURN
+        assert state._legal is None
+    assert br.why_illegal(state, br.DrawFromStock(), player=0) is None
+    assert state._legal is not None

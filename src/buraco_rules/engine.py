@@ -222,6 +222,10 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
             return apply_to_match(state, action, player)
         if not isinstance(state, GameState):
             _not_a_state(state)
+    if player is not None and (type(player) is not int or player != state.current_player):
+        # Refused before the legal actions are generated: a move out of turn then costs the
+        # same whatever the hand of the seat to act holds (no timing tells it apart).
+        _refuse(state, action, player)
     actions, recipes = _generated(state)
     index = -1
     for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
@@ -232,9 +236,7 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
         if well_formed(action):  # or an equal one, made of real cards
             with suppress(ValueError):
                 index = actions.index(action)
-    if index < 0 or (
-        player is not None and (type(player) is not int or player != state.current_player)
-    ):
+    if index < 0:
         _refuse(state, action, player)
     after = _build(state, actions[index], recipes[index])
     if after is None:  # the listed action object was forced to change after it was listed
