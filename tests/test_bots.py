@@ -19,6 +19,7 @@ from buraco_rules.bots import (
     RandomBot,
     bot_from_name,
 )
+from buraco_rules.bots.montecarlo import _leaf_value
 from buraco_rules.melds import Meld
 from buraco_rules.simulate import play_game
 
@@ -223,6 +224,8 @@ def test_montecarlo_budget_is_checked() -> None:
         MonteCarloBot(seconds="1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="margin must be a number"):
         MonteCarloBot(margin=None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="hand_weight must be a number"):
+        MonteCarloBot(hand_weight="1")  # type: ignore[arg-type]
 
 
 def test_montecarlo_is_replayable_from_its_rng_and_may_think_by_time() -> None:
@@ -234,3 +237,26 @@ def test_montecarlo_is_replayable_from_its_rng_and_may_think_by_time() -> None:
     assert bot.choose(seen, random.Random(4)) == bot.choose(seen, random.Random(4))
     timed = MonteCarloBot(playouts=None, seconds=0.01, horizon=2)
     assert br.is_legal(seen, timed.choose(seen, random.Random(4)))
+
+
+def test_R16_montecarlo_leaf_counts_cards_in_hand_at_its_weight_until_the_hand_ends() -> None:
+    state = br.new_game(variants.ITALIAN, 2, seed=5)
+    state = attrs.evolve(state, hands=(state.hands[0][:3], state.hands[1]))  # team 0 holds less
+    ours, theirs = br.score(state)
+    held = theirs.hands - ours.hands
+    assert held > 0
+    assert _leaf_value(state, 0, 1.0) == ours.total - theirs.total == held
+    assert _leaf_value(state, 0, 0.25) == 0.25 * held
+    assert _leaf_value(state, 1, 0.0) == 0.0
+    done = _finished_state(variants.ITALIAN, seed=5)  # a finished hand counts in full
+    a, b = br.score(done)
+    assert a.hands + b.hands > 0
+    assert _leaf_value(done, 0, 0.0) == a.total - b.total
+
+
+def _finished_state(rules: br.RuleSet, seed: int) -> br.GameState:
+    state = br.new_game(rules, 2, seed=seed)
+    bot = GreedyBot()
+    while not state.is_over:
+        state = br.apply(state, bot.choose(br.view(state, state.current_player), random.Random(0)))
+    return state

@@ -39,21 +39,24 @@ class MonteCarloBot:
     stock and the hidden piles), plays every candidate in that same deal, and lets GreedyBot's
     policy play every seat for ``horizon`` more turns or to the end of the hand. Each rollout is
     scored by the difference between the two teams' scores (R16; an unfinished hand as if it
-    ended then, nobody going out). Trying every candidate on the same sampled deals compares them
-    on the same luck. The candidate with the best mean is played, if it beats GreedyBot's own
-    choice by ``margin`` points or more on average (a margin keeps the search from following the
-    luckiest of several candidates when the playouts are few); ties go to GreedyBot's choice.
+    ended then, nobody going out, but with the cards still in hand counted at ``hand_weight`` of
+    their value, since a card held mid-hand may yet be melded). Trying every candidate on the
+    same sampled deals compares them on the same luck. The candidate with the best mean is
+    played, if it beats GreedyBot's own choice by ``margin`` points or more on average (a margin
+    keeps the search from following the luckiest of several candidates when the playouts are
+    few); ties go to GreedyBot's choice.
 
     The budget is ``playouts`` sampled deals per decision, or ``seconds`` of thinking per
     decision, whichever ends first (at least one playout). Give ``playouts=None`` to think by time
     only. Bad settings are a ``ValueError``.
     """
 
-    playouts: int | None = attrs.field(default=24, validator=_positive)
+    playouts: int | None = attrs.field(default=48, validator=_positive)
     seconds: float | None = attrs.field(default=None, validator=_positive)
     candidates: int = attrs.field(default=4, validator=_positive)
-    horizon: int = attrs.field(default=6, validator=_positive)
+    horizon: int = attrs.field(default=10, validator=_positive)
     margin: float = attrs.field(default=0.0, validator=_number)
+    hand_weight: float = attrs.field(default=0.5, validator=_number)
 
     def __attrs_post_init__(self) -> None:
         if self.playouts is None and self.seconds is None:
@@ -75,7 +78,7 @@ class MonteCarloBot:
         while True:
             world = determinize(view, rng)
             for j, action in enumerate(candidates):
-                totals[j] += _rollout(apply(world, action), team, self.horizon)
+                totals[j] += _rollout(apply(world, action), team, self.horizon, self.hand_weight)
             done += 1
             if self.playouts is not None and done >= self.playouts:
                 break
@@ -87,7 +90,7 @@ class MonteCarloBot:
         return candidates[best]
 
 
-def _rollout(state: GameState, team: int, horizon: int) -> float:
+def _rollout(state: GameState, team: int, horizon: int, hand_weight: float) -> float:
     """Greedy play by every seat for ``horizon`` turn changes (GreedyBot is deterministic: the
     sampled deal is all the luck there is); how much better ``team`` then stands."""
     turns = 0
@@ -102,5 +105,17 @@ def _rollout(state: GameState, team: int, horizon: int) -> float:
         if state.current_player != seat:
             seat = state.current_player
             turns += 1
+    return _leaf_value(state, team, hand_weight)
+
+
+def _leaf_value(state: GameState, team: int, hand_weight: float) -> float:
+    """How much better ``team`` stands at the end of a rollout: the difference of the teams'
+    scores (R16), with the cards still in hand counted at ``hand_weight`` of their value while
+    the hand goes on (a card held mid-hand may still be melded; at full value, taking an open
+    pile would look like a loss until its cards are laid)."""
     scores = score(state)  # an unfinished hand: as if it ended now, nobody going out (R16)
-    return float(scores[team].total - scores[1 - team].total)
+    ours, theirs = scores[team], scores[1 - team]
+    difference = float(ours.total - theirs.total)
+    if state.is_over:
+        return difference
+    return difference + (1.0 - hand_weight) * (ours.hands - theirs.hands)
