@@ -254,17 +254,30 @@ def _strings(values: object, what: str) -> tuple[str, ...]:
     if isinstance(values, str) or not isinstance(values, Iterable):
         raise InvalidRecord(f"{what} must be a sequence of strings, not {describe(values)}")
     out = tuple(values)
-    if not all(type(v) is str for v in out):
-        raise InvalidRecord(f"{what} must be strings, not {describe(out)}")
+    if not all(type(v) is str and _is_text(v) for v in out):
+        raise InvalidRecord(f"{what} must be strings of Unicode text, not {describe(out)}")
     return out
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8 (no lone surrogate), as ``to_json`` writes it."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _meta(value: object) -> Mapping[str, str]:
     if not isinstance(value, Mapping):
         raise InvalidRecord(f"meta must be a mapping of strings, not {describe(value)}")
     items: dict[Any, Any] = dict(value)
-    if not all(type(k) is str and type(v) is str for k, v in items.items()):
-        raise InvalidRecord(f"meta must map strings to strings, not {describe(items)}")
+    if not all(
+        type(k) is str and type(v) is str and _is_text(k) and _is_text(v) for k, v in items.items()
+    ):
+        raise InvalidRecord(f"meta must map strings to strings of text, not {describe(items)}")
     return types.MappingProxyType(dict(sorted(items.items())))
 
 
