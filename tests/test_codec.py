@@ -478,6 +478,7 @@ def test_from_data_refuses_keys_and_values_that_are_not_json_without_comparing_t
         {Hostile(): 1, "format": 1, "type": "state"},
         good | {"players": Hostile()},
         good | {"players": 10**5000},
+        br.to_data(attrs.evolve(variants.ITALIAN, match_target=2001)) | {"rules": 10**5000},
         good | {"rules": {Hostile(): 1}},
         good | {"hands": [Hostile(), ""]},
     ]:

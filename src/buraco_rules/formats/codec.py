@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import re
 import sys
 import types
@@ -151,9 +152,11 @@ def _decode_str(value: Any, ctx: _Context) -> str:
 
 
 def _decode_float(value: Any, ctx: _Context) -> float:
-    if type(value) not in (int, float) or value != value or value in (float("inf"), -float("inf")):
+    if type(value) is int and -_MAX_INT <= value <= _MAX_INT:
+        return float(value)  # a huge int would overflow a float
+    if type(value) is not float or not math.isfinite(value):
         raise _fail("a number", value)
-    return float(value)
+    return value
 
 
 def _encode_card(card: Card) -> str:

@@ -84,9 +84,7 @@ def _writable(action: Action) -> bool:
         return action.meld is None or _writable(action.meld)
     if type(action) is AddToMeld:
         index: int = action.meld
-        return (
-            -MAX_MELD_INDEX - 1 <= index <= MAX_MELD_INDEX and len(action.cards) <= MAX_ACTION_CARDS
-        )
+        return 0 <= index <= MAX_MELD_INDEX and len(action.cards) <= MAX_ACTION_CARDS
     if type(action) is NewMeld:
         return len(action.cards) <= MAX_ACTION_CARDS
     return True
