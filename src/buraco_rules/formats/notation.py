@@ -94,7 +94,7 @@ def parse_action(
     text: str,
     state: GameState | PlayerView | Match | None = None,
     *,
-    player: int | None = None,
+    player: object = None,
 ) -> Action:
     """The action written ``text`` in the action notation.
 
