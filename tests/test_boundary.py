@@ -18,7 +18,6 @@ import os
 import random
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 import attrs
 import pytest
@@ -29,6 +28,7 @@ import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.cards import DECK, all_cards
 from buraco_rules.determinize import canonical_state
+from forging import forged
 
 VARIANTS = tuple(variants.get(name) for name in variants.NAMES)
 CONFIGS = [(rules, n) for rules in VARIANTS for n in rules.player_counts]
@@ -171,14 +171,6 @@ def probes(state: br.GameState, seat: int, rng: random.Random) -> list[object]:
     out += ["draw", None, forged(br.Discard, None), forged(br.AddToMeld, "x", hand[:1])]
     out += [forged(br.TakeDiscardPile, 5), forged(br.NewMeld, tuple(hidden[:3]) + (0.5,))]
     return out
-
-
-def forged(kind: type[object], *values: object) -> Any:
-    """An action object holding ``values`` past its constructor's checks."""
-    thing = object.__new__(kind)
-    for field, value in zip(attrs.fields(kind), values, strict=True):  # type: ignore[misc]
-        object.__setattr__(thing, field.name, value)
-    return thing
 
 
 def refusal(where: br.GameState | br.PlayerView, action: object, player: int) -> object:

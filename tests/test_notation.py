@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 
-import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
+from forging import forged
 from formats_games import CONFIG_IDS, CONFIGS, play, sample
 
 C = br.Card
@@ -93,14 +93,6 @@ def test_a_megabyte_is_refused_unread_and_quoted_only_in_part() -> None:
 def test_what_is_not_a_string_is_a_notation_error(value: object) -> None:
     with pytest.raises(br.NotationError):
         br.parse_action(value)  # type: ignore[arg-type]
-
-
-def forged(kind: type[object], *values: object) -> object:
-    """An action object holding ``values`` past its constructor's checks (which refuse them)."""
-    thing = object.__new__(kind)
-    for field, value in zip(attrs.fields(kind), values, strict=True):  # type: ignore[misc]
-        object.__setattr__(thing, field.name, value)
-    return thing
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import product
-from typing import Any
 
 import attrs
 import pytest
@@ -25,6 +24,7 @@ from hypothesis import strategies as st
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.cards import all_cards
+from forging import forged
 
 VARIANTS = (
     variants.BURACO_FECHADO,
@@ -132,15 +132,6 @@ def all_cards_of(state: br.GameState) -> tuple[br.Card, ...]:
 def snapshot(state: br.GameState) -> br.GameState:
     """A deep copy (the rule set, immutable and shared by every state, is kept)."""
     return copy.deepcopy(state, {id(state.rules): state.rules})
-
-
-def forged(kind: type[object], *values: object) -> Any:
-    """An action object holding ``values`` as they are, past its constructor's checks (as
-    ``object.__setattr__`` can force): apply must still answer it with IllegalAction."""
-    thing = object.__new__(kind)
-    for field, value in zip(attrs.fields(kind), values, strict=True):  # type: ignore[misc]
-        object.__setattr__(thing, field.name, value)
-    return thing
 
 
 def refused(state: br.GameState, action: object) -> br.IllegalAction:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
-import attrs
 import pytest
 
 import buraco_rules as br
 from buraco_rules import variants
+from forging import forged
 
 F = variants.BURACO_FECHADO
 CS = variants.CANASTA_STBL
@@ -45,15 +45,6 @@ def play(state, *actions):
         assert action in br.legal_actions(state), action
         state = br.apply(state, action)
     return state
-
-
-def forged(kind, *values):
-    """An action object holding ``values`` past its constructor's checks (as
-    ``object.__setattr__`` can force)."""
-    thing = object.__new__(kind)
-    for field, value in zip(attrs.fields(kind), values, strict=True):
-        object.__setattr__(thing, field.name, value)
-    return thing
 
 
 def refuse(state, action, code, player=None):
