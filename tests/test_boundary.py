@@ -139,7 +139,7 @@ def probes(state: br.GameState, seat: int, rng: random.Random) -> list[object]:
         return rng.sample(list(cards), rng.randint(1, min(len(cards), most)))
 
     def index() -> int:
-        return rng.randint(-1, len(melds) + 1)
+        return rng.randint(0, len(melds) + 1)
 
     out: list[object] = [br.DrawFromStock(), br.TakeDiscardPile()]
     out += [br.Discard(c) for c in some(hand, 3)]

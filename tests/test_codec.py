@@ -460,3 +460,66 @@ def test_the_field_types_declared_for_the_compiled_build_are_the_annotations(cls
     assert list(declared) == [f.name for f in fields]
     for field in fields:
         assert declared[field.name] == eval(field.type, namespace), field.name
+
+
+def test_from_data_refuses_keys_and_values_that_are_not_json_without_comparing_them() -> None:
+    class Hostile:
+        def __eq__(self, other: object) -> bool:
+            raise RuntimeError("comparison refused")
+
+        def __hash__(self) -> int:
+            return 1
+
+        def __repr__(self) -> str:
+            raise RuntimeError("repr refused")
+
+    good = br.to_data(br.new_game(variants.ITALIAN, 2, seed=1))
+    for bad in [
+        {Hostile(): 1, "format": 1, "type": "state"},
+        good | {"players": Hostile()},
+        good | {"players": 10**5000},
+        br.to_data(attrs.evolve(variants.ITALIAN, match_target=2001)) | {"rules": 10**5000},
+        good | {"rules": {Hostile(): 1}},
+        good | {"hands": [Hostile(), ""]},
+    ]:
+        with pytest.raises(br.DecodeError) as info:
+            br.from_data(bad)
+        assert len(str(info.value)) < 400
+
+
+def test_a_lone_surrogate_is_refused_in_every_string_of_a_document() -> None:
+    state = br.new_game(variants.ITALIAN, 2, seed=1)
+    record = br.GameRecord.from_game(state, ["draw"], names=("a", "b"), meta={"k": "v"})
+    data = br.to_data(record)
+    for bad in [
+        data | {"names": ["a", "b\udfff"]},
+        data | {"meta": {"k\ud800": "v"}},
+        data | {"meta": {"k": "\ud800"}},
+    ]:
+        with pytest.raises(br.DecodeError):
+            br.from_json(json.dumps(bad))
+        with pytest.raises(br.DecodeError):
+            br.from_data(bad)
+    with pytest.raises(br.InvalidRecord):
+        attrs.evolve(record, meta={"k": "\ud800"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 33 + '"' + '\\"' * 100_000,
+        "[" * 33 + '"' + "\\" * 100_001,
+        "[" * 33 + ('"\\\n' * 50_000),
+        "[" * 33 + '"' + "]" * 40 + '"' + "[" * 40,
+    ],
+    ids=["escaped-quotes", "backslashes", "backslash-newline", "brackets-in-a-string"],
+)
+def test_the_depth_check_reads_strings_once_and_refuses_what_json_does(text: str) -> None:
+    with pytest.raises(br.DecodeError):
+        br.from_json(text)
+
+
+def test_brackets_inside_strings_do_not_count_towards_the_depth() -> None:
+    state = br.new_game(variants.ITALIAN, 2, seed=1)
+    record = br.GameRecord.from_game(state, ["draw"], meta={"note": "[" * 100 + "{" * 100})
+    assert br.from_json(br.to_json(record)) == record

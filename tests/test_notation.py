@@ -182,3 +182,48 @@ def test_R20_with_a_match_the_action_is_checked_in_the_hand_in_play() -> None:
     with pytest.raises(br.IllegalAction) as info:
         br.parse_action("discard KH", match)
     assert info.value.code is br.ErrorCode.WRONG_PHASE
+
+
+@pytest.mark.parametrize(
+    "index",
+    [-1, br.MAX_MELD_INDEX + 1, 10**30, 10**5000, True, 1.0],
+    ids=["negative", "past-the-bound", "huge", "5000-digits", "bool", "float"],
+)
+def test_an_addition_takes_only_an_index_the_notation_writes(index: object) -> None:
+    with pytest.raises(br.MalformedAction) as info:
+        br.AddToMeld(index, "5S")  # type: ignore[arg-type]
+    assert len(str(info.value)) < 200  # a huge int is quoted by its size, not written out
+
+
+def test_an_action_holds_at_most_the_decks_number_of_cards() -> None:
+    with pytest.raises(br.MalformedAction):
+        br.NewMeld(["5S"] * (br.MAX_ACTION_CARDS + 1))
+    longest = br.TakeDiscardPile(br.AddToMeld(br.MAX_MELD_INDEX, ["10H"] * br.MAX_ACTION_CARDS))
+    text = br.format_action(longest)
+    assert len(text) <= br.formats.MAX_NOTATION_CHARS and br.parse_action(text) == longest
+    with pytest.raises(br.NotationError):  # short enough to read, too many cards to be an action
+        br.parse_action("meld " + " ".join(["5S"] * (br.MAX_ACTION_CARDS + 1)))
+
+
+@pytest.mark.parametrize("word", ["5\u017f", "\u212a\u2660", "\uff15S", "5\u0405"])
+def test_a_card_is_read_from_ascii_and_the_suit_symbols_only(word: str) -> None:
+    # LONG S, KELVIN SIGN, a fullwidth 5, a Cyrillic DZE: each looks like (or folds to) ASCII.
+    with pytest.raises(ValueError):
+        br.Card.parse(word)
+    with pytest.raises(br.NotationError):
+        br.parse_action(f"discard {word}")
+    assert br.parse_action("discard k♠") == br.Discard("KS")
+
+
+def test_with_player_a_move_is_checked_for_the_seat_that_sent_it() -> None:
+    state = br.new_game(variants.ITALIAN, 2, seed=1)  # seat 0 to draw
+    assert br.parse_action("draw", state, player=0) == br.DrawFromStock()
+    for text in ["draw", f"discard {state.hands[1][0]}", "fly"]:
+        expected = br.NotationError if text == "fly" else br.IllegalAction
+        with pytest.raises(expected) as info:
+            br.parse_action(text, state, player=1)
+        if expected is br.IllegalAction:
+            assert info.value.code is br.ErrorCode.NOT_YOUR_TURN  # type: ignore[attr-defined]
+    with pytest.raises(ValueError):  # a view speaks for its own seat only
+        br.parse_action("draw", br.view(state, 0), player=1)
+    assert br.parse_action("draw", br.view(state, 0), player=0) == br.DrawFromStock()

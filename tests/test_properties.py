@@ -518,7 +518,7 @@ def candidates(state: br.GameState, rng: random.Random) -> list[br.Action]:
         return tuple(rng.sample(hand, rng.randint(1, min(len(hand), 7)))) if hand else ()
 
     def index() -> int:
-        return rng.randint(-1, len(melds) + 1)
+        return rng.randint(0, len(melds) + 1)  # -1 and 10**9 are forged in the junk
 
     out: list[br.Action] = [br.NewMeld(some()), br.NewMeld(some())]
     out += [br.AddToMeld(index(), some()), br.AddToMeld(index(), some())]
@@ -601,7 +601,8 @@ def junk(state: br.GameState) -> list[object]:
         forged(br.NewMeld, (*some, None)),
         forged(br.NewMeld, (0.5, 1.5, 2.5)),
         forged(br.AddToMeld, -1, some),
-        br.AddToMeld(10**9, some),
+        br.AddToMeld(br.MAX_MELD_INDEX, some),
+        forged(br.AddToMeld, 10**9, some),
         forged(br.AddToMeld, "0", some),
         forged(br.AddToMeld, None, some),
         forged(br.AddToMeld, 0, None),

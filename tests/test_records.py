@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
+from forging import forged
 from formats_games import CONFIG_IDS, CONFIGS, play, play_match
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -247,3 +248,14 @@ def test_R20_a_match_document_that_no_match_gives_is_refused() -> None:
     fibur = br.to_data(br.new_match(variants.ITALIAN_FIBUR, 2, seed=1))
     with pytest.raises(br.DecodeError, match="rule"):
         br.from_data(data | {"hand": fibur["hand"]})
+
+
+@pytest.mark.parametrize("index", [-1, 10**30, 10**5000], ids=["negative", "huge", "5000-digits"])
+def test_a_record_refuses_an_action_forged_past_its_constructor(index: int) -> None:
+    # Its notation would be refused by parse_action (or could not be written at all), so the
+    # record could be built but neither written as JSON nor replayed with a readable message.
+    rules = variants.ITALIAN
+    action = forged(br.AddToMeld, index, (br.Card("5S"),))
+    for actions in [(action,), (br.TakeDiscardPile(action),)]:
+        with pytest.raises(br.InvalidRecord):
+            br.GameRecord(rules=rules, players=2, deck=br.arrange_deck(rules), actions=actions)

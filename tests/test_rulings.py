@@ -957,8 +957,11 @@ def test_error_no_such_meld():
     state = play(state, br.DrawFromStock())
     refuse(state, br.AddToMeld(0, "6S"), E.NO_SUCH_MELD)
     state = play(state, br.NewMeld("3S 4S 5S"))
-    refuse(state, br.AddToMeld(-1, "6S"), E.NO_SUCH_MELD)
-    refuse(state, br.AddToMeld(10**9, "6S"), E.NO_SUCH_MELD)
+    refuse(state, br.AddToMeld(1, "6S"), E.NO_SUCH_MELD)
+    refuse(state, br.AddToMeld(br.MAX_MELD_INDEX, "6S"), E.NO_SUCH_MELD)
+    # The constructor refuses -1 and 10**9; forged past it, apply refuses them all the same.
+    refuse(state, forged(br.AddToMeld, -1, (br.Card("6S"),)), E.NO_SUCH_MELD)
+    refuse(state, forged(br.AddToMeld, 10**9, (br.Card("6S"),)), E.NO_SUCH_MELD)
     play(state, br.AddToMeld(0, "6S"))
 
 

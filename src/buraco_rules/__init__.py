@@ -11,7 +11,16 @@ Immutable states advanced by one pure reducer::
 """
 
 from . import variants
-from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from .actions import (
+    MAX_ACTION_CARDS,
+    MAX_MELD_INDEX,
+    Action,
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    TakeDiscardPile,
+)
 from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
 from .decks import arrange_deck
 from .determinize import determinize, unseen_cards
@@ -45,6 +54,8 @@ from .views import PlayerView, view
 __all__ = [
     "DECK",
     "JOKER",
+    "MAX_ACTION_CARDS",
+    "MAX_MELD_INDEX",
     "Action",
     "AddToMeld",
     "CanastaBonuses",

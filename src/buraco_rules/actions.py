@@ -2,7 +2,8 @@
 
 Cards are normalised to id order on construction, so equality never depends on the order given.
 Construction is strict: a card is a :class:`Card` or its notation (``"5S"``), cards are a string
-of notations or an iterable of cards, a meld index is an ``int``, and anything else is a
+of notations or an iterable of at most :data:`MAX_ACTION_CARDS` cards, a meld index is an ``int``
+from 0 to :data:`MAX_MELD_INDEX`, and anything else is a
 :class:`~buraco_rules.errors.MalformedAction` quoting the value. (An ``int`` is not a card: use
 ``Card.from_id``.) Whether the action is legal (the team has that meld, the player those cards) is
 for :func:`buraco_rules.apply` to say.
@@ -22,14 +23,16 @@ buraco_rules.errors.MalformedAction: Discard needs a card (...), not 5 (... use 
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 import attrs
 
-from .cards import Card, parse_cards
+from .cards import DECK, Card, parse_cards
 from .errors import MalformedAction
 
 __all__ = [
+    "MAX_ACTION_CARDS",
+    "MAX_MELD_INDEX",
     "Action",
     "AddToMeld",
     "Discard",
@@ -38,12 +41,21 @@ __all__ = [
     "TakeDiscardPile",
 ]
 
+MAX_MELD_INDEX: Final = 999
+"""The largest meld index an :class:`AddToMeld` takes: the notation writes an index in at most
+three digits, and a team never has more than 36 melds (an index past the team's melds is
+``apply``'s ``NO_SUCH_MELD``)."""
+MAX_ACTION_CARDS: Final = len(DECK)
+"""No action holds more cards than the deck (108), so every action has a bounded notation."""
+
 
 def _text(cards: object) -> str:
     return " ".join(map(str, cards)) if isinstance(cards, tuple) else str(cards)
 
 
 def _quote(value: object) -> str:
+    if type(value) is int and value.bit_length() > 64:
+        return f"an int of {value.bit_length():,} bits"  # repr of a huge int raises ValueError
     try:
         text = repr(value)
     except Exception:
@@ -85,6 +97,10 @@ def _cards(value: object, where: str) -> tuple[Card, ...]:
             raise MalformedAction(f"{where} needs cards, not {_quote(value)}") from None
     if not items:
         raise MalformedAction(f"{where} needs at least one card, not {_quote(value)}")
+    if len(items) > MAX_ACTION_CARDS:
+        raise MalformedAction(
+            f"{where} holds {len(items):,} cards, more than the deck's {MAX_ACTION_CARDS}"
+        )
     return tuple(sorted([c if type(c) is Card else _card(c, where) for c in items]))
 
 
@@ -98,8 +114,10 @@ def _add_cards(value: Any) -> tuple[Card, ...]:
 
 def _meld_index(value: Any) -> int:
     # True or 1.0 would equal meld index 1: only an int is an index.
-    if type(value) is not int:
-        raise MalformedAction(f"AddToMeld needs a meld index (an int), not {_quote(value)}")
+    if type(value) is not int or not 0 <= value <= MAX_MELD_INDEX:
+        raise MalformedAction(
+            f"AddToMeld needs a meld index (an int from 0 to {MAX_MELD_INDEX}), not {_quote(value)}"
+        )
     return value
 
 

@@ -102,7 +102,9 @@ class Card(int):
         symbol), or JK."""
         if not isinstance(text, str):
             raise ValueError(f"{text!r} is not a card notation (expected a string such as '10H')")
-        card = _BY_NOTATION.get(text.strip().upper())
+        spelt = text.strip()
+        # Only ASCII letters are case-folded: "5\u017f" (LONG S) upper-cases to "5S" but is no card.
+        card = _BY_NOTATION.get(spelt.upper()) if _spelling(spelt) else None
         if card is None:
             raise ValueError(
                 f"{text!r} is not a card (expected a rank A 2-10 T J Q K and a suit C D H S, or JK)"
@@ -201,6 +203,12 @@ def _notation_table() -> dict[str, Card]:
 
 
 _BY_NOTATION: Final = _notation_table()
+_SYMBOLS: Final = frozenset(ch for text in _BY_NOTATION for ch in text if not ch.isascii())
+
+
+def _spelling(text: str) -> bool:
+    """Whether ``text`` is made of ASCII and the suit and joker symbols of the notation only."""
+    return text.isascii() or all(ch.isascii() or ch in _SYMBOLS for ch in text)
 
 
 def all_cards() -> tuple[Card, ...]:

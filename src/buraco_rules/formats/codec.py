@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import re
 import sys
 import types
@@ -98,15 +99,23 @@ def _fail(what: str, value: object) -> DecodeError:
 
 
 def _show(value: object) -> str:
+    """A bounded quote of a refused value, safe on any object: only the JSON types are quoted
+    (a huge int by its size, as its ``repr`` raises), anything else by its type's name."""
     if value is None:
         return "null"
-    if isinstance(value, str):
+    if type(value) is str:
         return quote(value)
-    if isinstance(value, dict):
+    if type(value) is bool or type(value) is float:
+        return repr(value)
+    if type(value) is int:
+        if value.bit_length() > 64:
+            return f"an integer of {value.bit_length():,} bits"
+        return repr(value)
+    if type(value) is dict:
         return "an object"
-    if isinstance(value, list | tuple):
+    if type(value) is list or type(value) is tuple:
         return f"a list of {len(value)}"
-    return quote(repr(value)) if not isinstance(value, bool | int | float) else repr(value)[:40]
+    return f"a {type(value).__name__}"
 
 
 # --- scalars --------------------------------------------------------------------------------------
@@ -134,13 +143,20 @@ def _decode_bool(value: Any, ctx: _Context) -> bool:
 def _decode_str(value: Any, ctx: _Context) -> str:
     if type(value) is not str:
         raise _fail("a string", value)
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, such as JSON's "\ud800" gives
+            raise DecodeError(f"{quote(value)} is not Unicode text (a lone surrogate)") from None
     return value
 
 
 def _decode_float(value: Any, ctx: _Context) -> float:
-    if type(value) not in (int, float) or value != value or value in (float("inf"), -float("inf")):
+    if type(value) is int and -_MAX_INT <= value <= _MAX_INT:
+        return float(value)  # a huge int would overflow a float
+    if type(value) is not float or not math.isfinite(value):
         raise _fail("a number", value)
-    return float(value)
+    return value
 
 
 def _encode_card(card: Card) -> str:
@@ -301,9 +317,17 @@ def _mapping_codec(
     def decode(value: Any, ctx: _Context) -> dict[Any, Any]:
         if type(value) is not dict:
             raise _fail("an object", value)
+        _check_keys(value)
         return {key[1](k, ctx): item[1](v, ctx) for k, v in value.items()}
 
     return encode, decode
+
+
+def _check_keys(value: dict[Any, Any]) -> None:
+    # Before any lookup: a key of another type may compare or hash as its maker likes.
+    for key in value:
+        if type(key) is not str:
+            raise DecodeError(f"an object's keys are strings, not {_show(key)}")
 
 
 _SCALARS: Final[dict[object, tuple[Encoder, Decoder]]] = {
@@ -437,6 +461,7 @@ def _object_codec(cls: type) -> tuple[Encoder, Decoder]:
     def decode(value: Any, ctx: _Context) -> Any:
         if type(value) is not dict:
             raise _fail(f"an object ({name})", value)
+        _check_keys(value)
         unknown = value.keys() - known
         if unknown:
             raise DecodeError(f"{name} has no field {quote(min(unknown, key=str))}")
@@ -588,10 +613,14 @@ def from_data(data: object) -> Any:
     a :class:`DecodeError`."""
     if type(data) is not dict:
         raise _fail("a JSON object with a 'format' and a 'type'", data)
+    _check_keys(data)
     version = data.get("format")
-    if version != FORMAT or type(version) is not int:
+    # The type first: only then is the comparison the int's own (not a hostile object's).
+    if type(version) is not int or version != FORMAT:
         raise DecodeError(f"format {_show(version)} is not supported; this library reads {FORMAT}")
     kind = data.get("type")
+    if type(kind) is not str:
+        raise DecodeError(f"a document's type is a string such as 'state', not {_show(kind)}")
     ctx = _Context()
     if kind == "action" or kind == "rules":
         if data.keys() != {"format", "type", kind}:
@@ -602,7 +631,7 @@ def from_data(data: object) -> Any:
             return _decode_rules(data["rules"], ctx)
         except DecodeError as error:
             raise DecodeError(f"{kind}: {error}") from None
-    cls = _kinds().get(kind) if type(kind) is str else None
+    cls = _kinds().get(kind)
     if cls is None:
         raise DecodeError(
             f"unknown document type {_show(kind)}; expected one of {', '.join(KINDS)}"
@@ -611,7 +640,10 @@ def from_data(data: object) -> Any:
     return _object_codec(cls)[1](body, ctx)
 
 
-_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_STRING: Final = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+"""A JSON string, or an unterminated one to the end of the text (which json refuses without
+reading its brackets): possessive, so each match is one pass and matches never overlap, which
+keeps the depth check linear (rescanning from every escaped quote would be quadratic)."""
 _NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
 
 

@@ -1,12 +1,14 @@
 """The action notation: one short text per action, written by ``str(action)`` and
 :func:`format_action`, read back by :func:`parse_action`.
 
-The grammar (``docs/formats.md``), words separated by spaces, keywords in any case::
+The grammar (``docs/formats.md``), words separated by spaces, keywords in any case of their
+ASCII letters (a look-alike such as the Kelvin sign, which lower-cases to ``k``, is refused)::
 
     action  = "draw" | "take" [ " " meld ] | meld | "discard " card
     meld    = "meld " cards | "add " index " " cards
     cards   = card { " " card }
-    index   = 1 to 3 digits (the meld's position in the team's melds, from 0)
+    index   = 1 to 3 digits (the meld's position in the team's melds, from 0 to 999, as
+              AddToMeld takes it)
 
 >>> from buraco_rules import variants, new_game
 >>> parse_action("take meld 8H 9H JK")
@@ -30,10 +32,20 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..actions import (
+    MAX_ACTION_CARDS,
+    MAX_MELD_INDEX,
+    Action,
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    TakeDiscardPile,
+)
 from ..cards import Card
 from ..checks import describe, well_formed
 from ..engine import why_illegal
+from ..errors import MalformedAction
 from ..match import Match
 from ..state import GameState
 from ..views import PlayerView
@@ -41,8 +53,10 @@ from .errors import NotationError, quote
 
 __all__ = ["MAX_NOTATION_CHARS", "format_action", "parse_action"]
 
-MAX_NOTATION_CHARS: Final = 200
-"""Longer text is refused before it is read: the longest action (15 cards) takes about 100."""
+MAX_NOTATION_CHARS: Final = 500
+"""Longer text is refused before it is read. Every action has a shorter notation: the longest,
+``take add 999`` and :data:`~buraco_rules.actions.MAX_ACTION_CARDS` three-character cards,
+takes 444 characters (a legal move takes some tens)."""
 
 _EXPECTED: Final = (
     "expected draw, take, take meld CARDS, take add N CARDS, meld CARDS, add N CARDS "
@@ -58,12 +72,30 @@ def format_action(action: Action) -> str:
     >>> format_action(TakeDiscardPile(AddToMeld(0, "8H")))
     'take add 0 8H'
     """
-    if not well_formed(action):
+    if not well_formed(action) or not _writable(action):
         raise NotationError(f"{describe(action)} is not an action, so it has no notation")
     return str(action)
 
 
-def parse_action(text: str, state: GameState | PlayerView | Match | None = None) -> Action:
+def _writable(action: Action) -> bool:
+    # Only an action forged past its constructor (an index of -1) fails these: its text
+    # would be refused by parse_action (or, for a huge int, could not even be written).
+    if type(action) is TakeDiscardPile:
+        return action.meld is None or _writable(action.meld)
+    if type(action) is AddToMeld:
+        index: int = action.meld
+        return 0 <= index <= MAX_MELD_INDEX and len(action.cards) <= MAX_ACTION_CARDS
+    if type(action) is NewMeld:
+        return len(action.cards) <= MAX_ACTION_CARDS
+    return True
+
+
+def parse_action(
+    text: str,
+    state: GameState | PlayerView | Match | None = None,
+    *,
+    player: object = None,
+) -> Action:
     """The action written ``text`` in the action notation.
 
     Without ``state`` this only reads the text. With one (or a match, for its hand in play), the
@@ -71,12 +103,15 @@ def parse_action(text: str, state: GameState | PlayerView | Match | None = None)
     otherwise the :class:`~buraco_rules.IllegalAction` that :func:`~buraco_rules.apply` would raise
     is raised, with the same code (given the view of the seat to act, the refusal
     :func:`~buraco_rules.why_illegal` gives that seat: what a server reading a player's move
-    needs). Text that is no action is a :class:`NotationError` quoting (a
+    needs). With ``player``, the seat that sent the text, the move is checked for that seat: a
+    seat that is not to act is refused ``NOT_YOUR_TURN``, and never told why the move would be
+    illegal for the seat that is (given a view, ``player`` must be the view's seat: another is a
+    ``ValueError``). Text that is no action is a :class:`NotationError` quoting (a
     bounded part of) it; text over :data:`MAX_NOTATION_CHARS` characters is refused unread.
     """
     action = _parse(text)
     if state is not None:
-        error = why_illegal(state, action)
+        error = why_illegal(state, action, player)
         if error is not None:
             raise error
     return action
@@ -92,14 +127,17 @@ def _parse(text: object) -> Action:
     if not text.isprintable():
         raise NotationError(f"not an action: {quote(text)} holds a control character")
     words = text.split()
-    action = _read(words, text) if words else None
+    try:
+        action = _read(words, text) if words else None
+    except MalformedAction as error:  # more cards than an action holds
+        raise NotationError(f"not an action: {quote(text)}: {error}") from None
     if action is None:
         raise NotationError(f"not an action: {quote(text)} ({_EXPECTED})")
     return action
 
 
 def _read(words: list[str], text: str) -> Action | None:
-    head = words[0].lower()
+    head = _keyword(words[0])
     if head == "draw":
         return DrawFromStock() if len(words) == 1 else None
     if head == "take":
@@ -112,8 +150,13 @@ def _read(words: list[str], text: str) -> Action | None:
     return _read_meld(words, text)
 
 
+def _keyword(word: str) -> str:
+    # Only ASCII letters are case-folded: "taKe" (KELVIN SIGN) is no keyword.
+    return word.lower() if word.isascii() else ""
+
+
 def _read_meld(words: list[str], text: str) -> NewMeld | AddToMeld | None:
-    head = words[0].lower()
+    head = _keyword(words[0])
     if head == "meld" and len(words) >= 2:
         return NewMeld(tuple(_card(w, text) for w in words[1:]))
     if head == "add" and len(words) >= 3 and _INDEX.fullmatch(words[1]):

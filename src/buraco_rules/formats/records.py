@@ -26,7 +26,7 @@ import attrs
 
 from ..actions import Action
 from ..cards import Card
-from ..checks import describe, well_formed
+from ..checks import describe
 from ..engine import apply, new_game
 from ..errors import IllegalAction
 from ..match import Match, new_match
@@ -34,7 +34,7 @@ from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState, Phase
 from .errors import InvalidRecord, NotationError, ReplayError
-from .notation import parse_action
+from .notation import format_action, parse_action
 
 __all__ = ["GameRecord", "MatchRecord", "replay"]
 
@@ -244,8 +244,10 @@ def _actions(values: object) -> tuple[Action, ...]:
             action = parse_action(value) if isinstance(value, str) else value
         except NotationError as error:
             raise InvalidRecord(f"action {i}: {error}") from None
-        if not well_formed(action):
-            raise InvalidRecord(f"action {i}, {describe(value)}, is not an action")
+        try:  # one forged past its constructor (a meld index of 10**30) has no notation
+            format_action(action)
+        except NotationError:
+            raise InvalidRecord(f"action {i}, {describe(value)}, is not an action") from None
         actions.append(action)
     return tuple(actions)
 
@@ -254,17 +256,30 @@ def _strings(values: object, what: str) -> tuple[str, ...]:
     if isinstance(values, str) or not isinstance(values, Iterable):
         raise InvalidRecord(f"{what} must be a sequence of strings, not {describe(values)}")
     out = tuple(values)
-    if not all(type(v) is str for v in out):
-        raise InvalidRecord(f"{what} must be strings, not {describe(out)}")
+    if not all(type(v) is str and _is_text(v) for v in out):
+        raise InvalidRecord(f"{what} must be strings of Unicode text, not {describe(out)}")
     return out
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8 (no lone surrogate), as ``to_json`` writes it."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _meta(value: object) -> Mapping[str, str]:
     if not isinstance(value, Mapping):
         raise InvalidRecord(f"meta must be a mapping of strings, not {describe(value)}")
     items: dict[Any, Any] = dict(value)
-    if not all(type(k) is str and type(v) is str for k, v in items.items()):
-        raise InvalidRecord(f"meta must map strings to strings, not {describe(items)}")
+    if not all(
+        type(k) is str and type(v) is str and _is_text(k) and _is_text(v) for k, v in items.items()
+    ):
+        raise InvalidRecord(f"meta must map strings to strings of text, not {describe(items)}")
     return types.MappingProxyType(dict(sorted(items.items())))
 
 

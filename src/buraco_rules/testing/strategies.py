@@ -18,7 +18,15 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from .. import variants
-from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..actions import (
+    MAX_MELD_INDEX,
+    Action,
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    TakeDiscardPile,
+)
 from ..cards import DECK, JOKER, Card, all_cards
 from ..engine import apply, legal_actions, new_game
 from ..errors import ErrorCode, InvalidRules
@@ -462,7 +470,9 @@ def _refusal_kinds(state: GameState) -> list[_Kind]:
         kinds.append((reason, code.NOT_IN_HAND, melds, [None]))
     if hand:
         count = len(state.melds[state.current_team])
-        additions = [AddToMeld(i, [c]) for i in (-1, count, count + 5) for c in sorted(held)]
+        additions = [
+            AddToMeld(i, [c]) for i in (count, count + 5, MAX_MELD_INDEX) for c in sorted(held)
+        ]
         reason = "an addition to a meld the team does not have"
         kinds.append((reason, code.NO_SUCH_MELD, additions, [None]))
         naturals = sorted(c for c in held if not c.is_wild)
