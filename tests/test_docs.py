@@ -49,3 +49,9 @@ def test_doctests(name: str) -> None:
         pytest.skip(f"{name} is compiled: its doctests run against the pure build")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_every_public_name_has_an_entry_in_the_api_page() -> None:
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    missing = [n for n in buraco_rules.__all__ if not re.search(rf"\b{re.escape(n)}\b", page)]
+    assert missing == []
