@@ -322,6 +322,16 @@ def _game_states(
     return state
 
 
+def _check_play(rules: RuleSet | None, players: int | None, min_steps: int, max_steps: int) -> None:
+    """The arguments of a strategy that plays from a deal: :func:`game_states`, :func:`matches`."""
+    if rules is not None:
+        _check_rules(rules)
+    if players is not None and players not in (rules.player_counts if rules else (2, 4)):
+        raise InvalidArgument(f"players must be a count the rules allow or None, not {players!r}")
+    _check_size("max_steps", max_steps, 0, 100_000)
+    _check_size("min_steps", min_steps, 0, max_steps)
+
+
 def game_states(
     *,
     rules: RuleSet | None = None,
@@ -336,12 +346,7 @@ def game_states(
     count the rules allow). Shrinks towards short games, seed 0 and each state's first listed
     action. For house rules, ``rule_sets().flatmap(lambda r: game_states(rules=r))``.
     """
-    if rules is not None:
-        _check_rules(rules)
-    if players is not None and players not in (rules.player_counts if rules else (2, 4)):
-        raise InvalidArgument(f"players must be a count the rules allow or None, not {players!r}")
-    _check_size("max_steps", max_steps, 0, 100_000)
-    _check_size("min_steps", min_steps, 0, max_steps)
+    _check_play(rules, players, min_steps, max_steps)
     return _game_states(rules, players, min_steps, max_steps)
 
 
@@ -380,12 +385,7 @@ def matches(
     end within a few hands and finished ones come up; pass ``rules`` for a preset's own target.
     Shrinks towards short matches, seed 0 and the first listed action.
     """
-    if rules is not None:
-        _check_rules(rules)
-    if players is not None and players not in (rules.player_counts if rules else (2, 4)):
-        raise InvalidArgument(f"players must be a count the rules allow or None, not {players!r}")
-    _check_size("max_steps", max_steps, 0, 100_000)
-    _check_size("min_steps", min_steps, 0, max_steps)
+    _check_play(rules, players, min_steps, max_steps)
     return _matches(rules, players, min_steps, max_steps)
 
 
