@@ -395,6 +395,7 @@ def _declared_types() -> dict[type, dict[str, Any]]:
             "untouched_extra_pile": seats,
             "taken_single_card": Card | None,
             "went_out": int | None,
+            "idle_turns": int,
         },
         PlayerView: {
             "rules": RuleSet,
@@ -413,6 +414,7 @@ def _declared_types() -> dict[type, dict[str, Any]]:
             "untouched_extra_pile": seats,
             "taken_single_card": Card | None,
             "went_out": int | None,
+            "idle_turns": int,
         },
         TeamScore: {
             name: int for name in ("table", "canastas", "going_out", "hands", "extra_pile")
