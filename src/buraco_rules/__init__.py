@@ -41,6 +41,7 @@ from .formats import (
     to_data,
     to_json,
 )
+from .limits import longest_hand
 from .match import Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
 from .memo import clear_caches
@@ -99,6 +100,7 @@ __all__ = [
     "from_json",
     "is_legal",
     "legal_actions",
+    "longest_hand",
     "new_game",
     "new_match",
     "parse_action",

@@ -29,6 +29,7 @@ import attrs
 
 from . import engine
 from .cards import Card
+from .limits import MAX_MATCH_HANDS
 from .quoting import describe
 from .rules import RuleSet
 from .scoring import TeamScore, score
@@ -70,6 +71,8 @@ class Match:
             raise ValueError("a match has either a seed or a non-empty tuple of decks")
         if len(self.scores) != len(self.finished_hands):
             raise ValueError("a match needs one pair of scores per finished hand")
+        if len(self.scores) > MAX_MATCH_HANDS:
+            raise ValueError(f"a match has at most {MAX_MATCH_HANDS} hands (R20)")
 
     @staticmethod
     def hand_seed(seed: int, k: int) -> int:
@@ -92,16 +95,20 @@ class Match:
     @property
     def winner(self) -> int | None:
         """The team that won the match, or None while it goes on (R20): once a team's total has
-        reached the target after a hand, the higher total wins; equal totals play another hand."""
+        reached the target after a hand, the higher total wins; equal totals play another hand.
+        After the last hand a match may have (:data:`~buraco_rules.limits.MAX_MATCH_HANDS`) the
+        higher total wins whatever the target, and equal totals leave the match drawn (None)."""
         first, second = self.totals
-        if max(first, second) < self.rules.match_target or first == second:
+        if first == second:
+            return None
+        if max(first, second) < self.rules.match_target and len(self.scores) < MAX_MATCH_HANDS:
             return None
         return 0 if first > second else 1
 
     @property
     def is_over(self) -> bool:
-        """True once the match has a winner."""
-        return self.winner is not None
+        """True once the match has a winner, or has played its last hand (R20)."""
+        return len(self.scores) >= MAX_MATCH_HANDS or self.winner is not None
 
 
 def new_match(
@@ -128,6 +135,11 @@ def new_match(
     if decks is not None:
         if isinstance(decks, str | bytes) or not isinstance(decks, Sequence) or not decks:
             raise ValueError("decks must be a non-empty sequence of decks")
+        if len(decks) > MAX_MATCH_HANDS:
+            raise ValueError(
+                f"decks holds {len(decks):,} decks, more than the {MAX_MATCH_HANDS} hands a match "
+                "may have (R20)"
+            )
         explicit = tuple(tuple(engine._check_deck(deck)) for deck in decks)
     first = engine.new_game(
         rules,

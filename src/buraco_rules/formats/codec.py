@@ -46,6 +46,7 @@ from ..cards import DECK, Card, all_cards
 from ..determinize import canonical_state
 from ..engine import new_game
 from ..errors import InvalidState
+from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
 from ..match import Match
 from ..melds import Meld, classify
 from ..rules import RuleSet
@@ -70,15 +71,31 @@ __all__ = [
 
 FORMAT: Final = 1
 """The version of the format written; readers accept exactly this version (``docs/formats.md``)."""
-MAX_JSON_CHARS: Final = 1_000_000
-"""Longer documents are refused unread (a whole match with every hand takes some tens of kB)."""
+_ACTION_CHARS: Final = 14
+"""The most characters an action takes in a list of a document, but for the cards it lays: the
+longest notation of a draw, take or discard (``discard 10H``), its quotes and comma."""
+_LAID_CHARS: Final = 5
+"""The most characters each card laid adds to its action (`` 10H``, and one for the longest
+keywords, ``take add 999``)."""
+_BOUNDED_CHARS: Final = 250_000
+"""What a document holds besides its actions, each part bounded: a rule set written in full
+(``RuleSet.name`` and ``title`` of at most 200 characters), a match's decks and scores (one per
+hand), a record's names and meta (:data:`buraco_rules.formats.records.MAX_NAME_CHARS`, ...), or
+a match's finished states."""
+MAX_JSON_CHARS: Final = (
+    MAX_MATCH_HANDS * (_ACTION_CHARS * MAX_HAND_ACTIONS + _LAID_CHARS * len(DECK)) + _BOUNDED_CHARS
+)
+"""Longer documents are refused unread. Derived from the game's bounds
+(:mod:`buraco_rules.limits`): the record of the longest match, :data:`MAX_MATCH_HANDS` hands of
+:data:`MAX_HAND_ACTIONS` actions, fits, and so does every document of a legal value."""
 MAX_DEPTH: Final = 32
 """Documents nested deeper are refused before they are parsed (the formats nest 6 deep)."""
 _MAX_INT: Final = 2**256
 """Integers are refused beyond ± this (a match's seed is the largest number in a document)."""
 _MAX_CARDS: Final = len(DECK)
-_MAX_ITEMS: Final = 10_000
-"""No list of a document is longer (a hand has some hundreds of actions)."""
+_MAX_ITEMS: Final = MAX_MATCH_ACTIONS
+"""No list of a document is longer: the longest is a match record's actions
+(:data:`buraco_rules.limits.MAX_MATCH_ACTIONS`)."""
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any, "_Context"], Any]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -29,6 +29,7 @@ from ..cards import Card
 from ..checks import describe
 from ..engine import apply, new_game
 from ..errors import IllegalAction
+from ..limits import MAX_MATCH_HANDS, longest_hand
 from ..match import Match, new_match
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
@@ -36,7 +37,26 @@ from ..state import GameState, Phase
 from .errors import InvalidRecord, NotationError, ReplayError
 from .notation import format_action, parse_action
 
-__all__ = ["GameRecord", "MatchRecord", "replay"]
+__all__ = [
+    "MAX_META_ITEMS",
+    "MAX_META_KEY_CHARS",
+    "MAX_META_VALUE_CHARS",
+    "MAX_NAME_CHARS",
+    "GameRecord",
+    "MatchRecord",
+    "replay",
+]
+
+MAX_NAME_CHARS: Final = 100
+"""The longest player's name a record keeps (longer is an :class:`InvalidRecord`)."""
+MAX_META_ITEMS: Final = 16
+"""The most entries of a record's ``meta``."""
+MAX_META_KEY_CHARS: Final = 64
+"""The longest key of a record's ``meta``."""
+MAX_META_VALUE_CHARS: Final = 1000
+"""The longest value of a record's ``meta``. With the other limits, a record's document has a
+bounded size besides its actions, so that whatever ``to_json`` writes of a record that replays,
+``from_json`` reads back."""
 
 
 @attrs.frozen(kw_only=True)
@@ -209,7 +229,17 @@ def _is_score_pair(value: object) -> bool:
 def _normalise(record: GameRecord | MatchRecord) -> None:
     """Check and normalise the fields both records share (once, when the record is built)."""
     set_field = object.__setattr__
-    set_field(record, "actions", _actions(record.actions))
+    actions = _actions(record.actions)
+    most = longest_hand(record.rules, record.players)  # R24
+    if isinstance(record, MatchRecord):
+        most *= MAX_MATCH_HANDS  # R20
+    if len(actions) > most:
+        what = "match" if isinstance(record, MatchRecord) else "hand"
+        raise InvalidRecord(
+            f"{len(actions):,} actions are more than any {what} of {record.players} players of "
+            f"{record.rules.title} can last ({most:,}, R24)"
+        )
+    set_field(record, "actions", actions)
     if record.names is not None:
         names = _strings(record.names, "names")
         if len(names) != record.players:
@@ -258,6 +288,8 @@ def _strings(values: object, what: str) -> tuple[str, ...]:
     out = tuple(values)
     if not all(type(v) is str and _is_text(v) for v in out):
         raise InvalidRecord(f"{what} must be strings of Unicode text, not {describe(out)}")
+    if any(len(v) > MAX_NAME_CHARS for v in out):
+        raise InvalidRecord(f"{what} must be at most {MAX_NAME_CHARS} characters each")
     return out
 
 
@@ -280,6 +312,13 @@ def _meta(value: object) -> Mapping[str, str]:
         type(k) is str and type(v) is str and _is_text(k) and _is_text(v) for k, v in items.items()
     ):
         raise InvalidRecord(f"meta must map strings to strings of text, not {describe(items)}")
+    if len(items) > MAX_META_ITEMS or any(
+        len(k) > MAX_META_KEY_CHARS or len(v) > MAX_META_VALUE_CHARS for k, v in items.items()
+    ):
+        raise InvalidRecord(
+            f"meta holds at most {MAX_META_ITEMS} entries, keys of at most {MAX_META_KEY_CHARS} "
+            f"characters and values of at most {MAX_META_VALUE_CHARS}"
+        )
     return types.MappingProxyType(dict(sorted(items.items())))
 
 
