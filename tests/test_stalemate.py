@@ -12,10 +12,14 @@ import random
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
+from buraco_rules.limits import MAX_HAND_ACTIONS
 from buraco_rules.rules import MAX_STALEMATE_TURNS, MIN_STALEMATE_TURNS
+from buraco_rules.testing import rule_sets
 
 F = variants.BURACO_FECHADO
 CS = variants.CANASTA_STBL
@@ -31,9 +35,7 @@ ALL_IDS = [f"{rules.name}-{n}p" for rules, n in ALL]
 def exchange(state):
     """One idle turn: take the open pile and discard a card other than the one taken (R11)."""
     state = br.apply(state, br.TakeDiscardPile())
-    hand = state.hands[state.current_player]
-    card = next(c for c in hand if c != state.taken_single_card)
-    return br.apply(state, br.Discard(card))
+    return br.apply(state, next(a for a in br.legal_actions(state) if type(a) is br.Discard))
 
 
 def draw_and_discard(state):
@@ -218,3 +220,105 @@ def test_R24_the_count_is_public_and_carried_by_views_and_documents():
     data = br.to_data(state)
     del data["idle_turns"]  # a document written before R24 reads as a count of 0
     assert br.from_data(data) == attrs.evolve(state, idle_turns=0)
+
+
+# --- the longest hand (docs/decisions.md) --------------------------------------------------------
+
+
+def _lays(actions):
+    """The smallest progress a turn can make: one card added to a meld, else a new meld of 3."""
+    singles = [a for a in actions if type(a) is br.AddToMeld and len(a.cards) == 1]
+    return singles or [a for a in actions if type(a) is br.NewMeld and len(a.cards) == 3]
+
+
+def stretch(rules, players, seed):
+    """An adversary that makes a hand as long as it can: idle turns while the count allows one
+    more, then the least progress there is (one card laid, else one stock draw), and again. With
+    a closed pile, the take that lays only the pile's top card, else a draw. Returns the number of
+    actions of the hand, played to its end, and its outcome."""
+    rng = random.Random(seed)
+    state = br.new_game(rules, players, seed=seed)
+    n = rules.stalemate_turns
+    actions = 0
+
+    def play(action):
+        nonlocal state, actions
+        state = br.apply(state, action)
+        actions += 1
+
+    while not state.is_over:
+        listed = br.legal_actions(state)
+        take = br.TakeDiscardPile()
+        if rules.closed_discard_pile:
+            takes = [
+                a
+                for a in listed
+                if type(a) is br.TakeDiscardPile and type(a.meld) is br.AddToMeld
+                if len(a.meld.cards) <= 1
+            ]
+            play(rng.choice(takes) if takes else br.DrawFromStock())
+        elif take in listed and state.idle_turns < n - 1:
+            play(take)
+        elif take in listed and _lays(br.legal_actions(br.apply(state, take))):
+            play(take)
+            play(rng.choice(_lays(br.legal_actions(state))))
+        else:
+            play(br.DrawFromStock())
+        if not state.is_over:
+            play(rng.choice([a for a in br.legal_actions(state) if type(a) is br.Discard]))
+    return actions, state.outcome
+
+
+@pytest.mark.parametrize(("rules", "players"), ALL, ids=ALL_IDS)
+def test_R24_no_adversary_outlasts_the_longest_hand(rules, players):
+    bound = br.longest_hand(rules, players)
+    for seed in range(2):
+        actions, outcome = stretch(rules, players, seed)
+        assert actions <= bound, (actions, outcome)
+    # The loop that lays nothing and draws as rarely as it may reaches the first term exactly.
+    n = None if rules.closed_discard_pile else rules.stalemate_turns
+    state = br.new_game(rules, players, seed=11)
+    actions = 0
+    while not state.is_over:
+        state = (
+            draw_and_discard(state) if n is None or state.idle_turns == n - 1 else exchange(state)
+        )
+        actions += 2
+    per_draw = 2 if n is None else 2 * n
+    assert actions == per_draw * drawable(rules, players) <= bound
+
+
+@settings(max_examples=200, deadline=None)
+@given(rules=rule_sets(), players=st.sampled_from((2, 4)))
+def test_R24_the_longest_hand_under_any_rules_is_bounded_too(rules, players):
+    """MAX_HAND_ACTIONS, from which the decoders' limits are derived, bounds every rule set."""
+    if players in rules.player_counts:
+        assert br.longest_hand(rules, players) <= MAX_HAND_ACTIONS
+
+
+def test_R24_the_rule_set_of_the_longest_hand_reaches_max_hand_actions():
+    # An open pile with the most turns allowed, two players dealt one card each, the extra piles
+    # turned into stock (R15): every card but two may be drawn.
+    rules = attrs.evolve(
+        IT,
+        name="longest",
+        hand_size=1,
+        extra_pile_size=2,
+        discard_pile_starts_face_up=False,
+        extra_pile_becomes_stock=True,
+        stalemate_turns=MAX_STALEMATE_TURNS,
+    )
+    assert br.longest_hand(rules, 2) == MAX_HAND_ACTIONS
+    # Played by four (smaller hands, a quicker test): the drawing loop to the stop.
+    n = rules.stalemate_turns
+    state = br.new_game(rules, 4, seed=2)
+    actions = 0
+    while not state.is_over:
+        if state.idle_turns == n - 1 or not state.discard_pile:
+            state = draw_and_discard(state)
+        else:
+            state = exchange(state)
+        actions += 2
+    assert state.outcome.termination is br.Termination.STOCK_EXHAUSTED
+    # The first turn has no pile to take (R3): it spends a draw.
+    assert actions == 2 * n * (drawable(rules, 4) - 1) + 2 <= br.longest_hand(rules, 4)
