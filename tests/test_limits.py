@@ -237,3 +237,24 @@ def test_the_longest_match_record_under_any_rules_reads_back():
     )
     assert len(record.actions) == MAX_MATCH_ACTIONS
     round_trip(record)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    hands=st.sampled_from([1, MAX_MATCH_HANDS - 1, MAX_MATCH_HANDS])
+    | st.integers(1, MAX_MATCH_HANDS),
+    seed=st.integers(0, 2**64),
+)
+def test_every_match_up_to_its_last_hand_reads_back(hands, seed):
+    """Matches (and their records) of any number of hands up to the limit, at the limit
+    included, read back: the hands are one draw each (SHORT), so even 50 are cheap."""
+    start = br.new_match(SHORT, 2, seed=seed)
+    match = start
+    for _ in range(hands):
+        match = _one_draw_hand(match)
+    assert len(match.finished_hands) == hands
+    assert match.is_over == (hands == MAX_MATCH_HANDS)
+    round_trip(match)
+    record = br.MatchRecord.from_match(start, _actions_of(start, match), names=NAMES, meta=META)
+    assert br.replay(record)[-1] == match
+    round_trip(record)
