@@ -327,11 +327,21 @@ Played = typing.TypeVar("Played", GameState, Match)
 def _replayed(start: Played, actions: tuple[Action, ...]) -> tuple[Played, ...]:
     played = [start]
     for i, action in enumerate(actions):
+        before = played[-1]
         try:
-            played.append(apply(played[-1], action))
+            played.append(apply(before, action))
         except IllegalAction as error:
             raise ReplayError(f"action {i} ({str(action)!r}) is illegal: {error}", i) from error
+        _forget_legal_actions(before.hand if isinstance(before, Match) else before)
     return tuple(played)
+
+
+def _forget_legal_actions(state: GameState) -> None:
+    """Drop the legal actions that ``apply`` listed for ``state`` (a meld is checked against
+    them): a replay keeps every state, and a state of a 70-card hand would keep thousands of
+    actions (the states are the replay's own, made by it, so no caller loses a cache)."""
+    if state._legal is not None:
+        object.__setattr__(state, "_legal", None)
 
 
 def _totals(scores: tuple[TeamScore, TeamScore]) -> str:
