@@ -46,7 +46,7 @@ from ..cards import DECK, Card, all_cards
 from ..determinize import canonical_state
 from ..engine import new_game
 from ..errors import InvalidState
-from ..match import Match
+from ..match import History, Match
 from ..melds import Meld, classify
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
@@ -348,6 +348,8 @@ def _codec_for(tp: Any) -> tuple[Encoder, Decoder]:
     if tp in _SCALARS:
         return _SCALARS[tp]
     origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is History:  # written and read as a list, like a tuple
+        return _tuple_codec(_codec_for(args[0]), None)
     if origin is tuple:
         if args == (Card, ...):
             return _encode_cards, _decode_cards

@@ -183,7 +183,7 @@ class MatchRecord:
         )
         if record.start() != start:
             raise InvalidRecord(f"{describe(start)} is not a match as new_match starts it")
-        return attrs.evolve(record, scores=replay(record)[-1].scores)
+        return attrs.evolve(record, scores=tuple(replay(record)[-1].scores))
 
     def hands(self) -> tuple[GameRecord, ...]:
         """The record of each hand of the match, in order (the last one unfinished while the
