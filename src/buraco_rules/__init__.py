@@ -41,7 +41,7 @@ from .formats import (
     to_data,
     to_json,
 )
-from .match import Match, new_match
+from .match import History, Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
 from .memo import clear_caches
 from .outcome import Outcome, Termination
@@ -68,6 +68,7 @@ __all__ = [
     "ErrorCode",
     "GameRecord",
     "GameState",
+    "History",
     "IllegalAction",
     "InvalidRecord",
     "InvalidRules",

@@ -29,7 +29,7 @@ from ..cards import Card
 from ..checks import describe
 from ..engine import apply, new_game
 from ..errors import IllegalAction
-from ..match import Match, new_match
+from ..match import History, Match, new_match
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState, Phase
@@ -55,13 +55,21 @@ class GameRecord:
     players: int
     deck: tuple[Card, ...]
     first_player: int = 0
-    actions: tuple[Action, ...] = ()
+    actions: History[Action] = attrs.field(factory=History)
+    """The actions in the order played (given as any sequence, kept as a
+    :class:`~buraco_rules.History`, which equals the tuple of its items and lets
+    :meth:`append` share them)."""
     scores: tuple[TeamScore, TeamScore] | None = None
     """Each team's score at the end, as :func:`~buraco_rules.score` gives it; None if unknown."""
     names: tuple[str, ...] | None = None
     """The players' names, seat 0 first."""
     meta: Mapping[str, str] = attrs.field(factory=dict, hash=False)
     """Free-form information about the game (a read-only mapping once built)."""
+    _last: GameState | None = attrs.field(
+        default=None, init=False, eq=False, repr=False, hash=False
+    )
+    """The state after the last action, once known (:meth:`from_game` and :meth:`append` keep
+    it), so that appending one more action costs one ``apply``, not a replay."""
 
     def __attrs_post_init__(self) -> None:
         set_field = object.__setattr__  # the fields are normalised once, here
@@ -77,6 +85,7 @@ class GameRecord:
         if self.scores is not None and not _is_score_pair(self.scores):
             raise InvalidRecord(f"scores must be two TeamScores, not {describe(self.scores)}")
         _normalise(self)
+        set_field(self, "actions", History(self.actions))
 
     @classmethod
     def from_game(
@@ -98,12 +107,50 @@ class GameRecord:
             players=start.players,
             deck=_deal_order(start),
             first_player=start.current_player,
-            actions=tuple(actions),  # type: ignore[arg-type]  # notation is parsed on init
+            actions=History(actions),  # type: ignore[arg-type]  # notation is parsed on init
             names=None if names is None else tuple(names),
             meta={} if meta is None else meta,
         )
         last = replay(record)[-1]
-        return attrs.evolve(record, scores=score(last)) if last.is_over else record
+        if last.is_over:
+            record = attrs.evolve(record, scores=score(last))
+        object.__setattr__(record, "_last", last)  # a cache: not part of the value
+        return record
+
+    @property
+    def initial_state(self) -> GameState:
+        """The deal: the hand's first state, as :func:`~buraco_rules.new_game` deals it (a new
+        object on each call, equal to ``replay(record)[0]``)."""
+        return new_game(self.rules, self.players, deck=self.deck, first_player=self.first_player)
+
+    def append(self, action: Action | str) -> GameRecord:
+        """This record with ``action`` (an action, or its notation) played after its last: a
+        new record, equal to :meth:`from_game` of the same actions (with the final scores once
+        ``action`` ends the hand); this one does not change.
+
+        An action that is illegal after the record's last one raises the
+        :class:`~buraco_rules.IllegalAction` that :func:`~buraco_rules.apply` raises (text that
+        is no action, a :class:`NotationError`), and a record that does not replay a
+        :class:`ReplayError`. The state after the last action is kept with the record (replayed
+        once, for a record decoded or built by hand), and the new record shares the actions of
+        this one (a :class:`~buraco_rules.History`), so an append costs one ``apply`` and O(1)
+        more, however long the hand: what a server that records its table after every move
+        needs.
+        """
+        last = self._last
+        if last is None:
+            last = replay(self)[-1]
+        move = parse_action(action) if isinstance(action, str) else action
+        after = apply(last, move)
+        # A copy made field by field: the fields were checked when this record was built.
+        record: GameRecord = object.__new__(GameRecord)
+        set_field = object.__setattr__
+        for field in attrs.fields(GameRecord):
+            set_field(record, field.name, getattr(self, field.name))
+        set_field(record, "actions", self.actions.append(move))
+        set_field(record, "scores", score(after) if after.is_over else None)
+        set_field(record, "_last", after)
+        return record
 
 
 @attrs.frozen(kw_only=True)
@@ -324,7 +371,7 @@ def replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Ma
 Played = typing.TypeVar("Played", GameState, Match)
 
 
-def _replayed(start: Played, actions: tuple[Action, ...]) -> tuple[Played, ...]:
+def _replayed(start: Played, actions: Iterable[Action]) -> tuple[Played, ...]:
     played = [start]
     for i, action in enumerate(actions):
         before = played[-1]
