@@ -295,6 +295,8 @@ def adversarial_record(actions: int, *, house: bool = False, seed: int = 2026) -
             action = TakeDiscardPile() if grown else DrawFromStock()
         else:
             hand = [c for c in state.hands[state.current_player] if c != state.taken_single_card]
+            if not hand:  # a pair of the card taken: R11 decides which may go
+                hand = [a.card for a in legal_actions(state) if type(a) is Discard]
             action = Discard(rng.choice(hand))
         state = apply(state, action)
         played.append(action)
