@@ -239,15 +239,21 @@ class Match:
     def winner(self) -> int | None:
         """The team that won the match, or None while it goes on (R20): once a team's total has
         reached the target after a hand, the higher total wins; equal totals play another hand."""
-        first, second = self.totals
-        if max(first, second) < self.rules.match_target or first == second:
-            return None
-        return 0 if first > second else 1
+        return winner_of(self.rules, self.totals)
 
     @property
     def is_over(self) -> bool:
         """True once the match has a winner."""
         return self.winner is not None
+
+
+def winner_of(rules: RuleSet, totals: tuple[int, int]) -> int | None:
+    """The team that has won a match with ``totals`` after a hand, or None (R20): once a team's
+    total has reached the target, the higher total wins; equal totals play another hand."""
+    first, second = totals
+    if max(first, second) < rules.match_target or first == second:
+        return None
+    return 0 if first > second else 1
 
 
 def new_match(
