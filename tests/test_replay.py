@@ -189,6 +189,16 @@ def test_history_reads_and_compares_as_the_tuple_of_its_items() -> None:
     assert branch == (1, 2, 9) and h == (1, 2, 3)
 
 
+def test_matches_dealt_apart_share_no_history() -> None:
+    # A history forced to change (through object.__setattr__) must not reach another table.
+    one, two = (br.new_match(variants.ITALIAN, 2, seed=s) for s in (1, 2))
+    assert one.finished_hands is not two.finished_hands and one.scores is not two.scores
+    object.__setattr__(one.finished_hands, "_length", 5)
+    assert (
+        len(two.finished_hands) == 0 and len(br.new_match(variants.ITALIAN, 2, seed=3).scores) == 0
+    )
+
+
 # --- issue 16: a record grows move by move --------------------------------------------------------
 
 

@@ -185,11 +185,12 @@ class Match:
     """Explicit decks in deal order, hand ``k`` dealt from ``decks[k % len(decks)]``; or None."""
     hand: GameState
     """The hand in play; once the match is over, its last hand (which is over too)."""
-    finished_hands: History[GameState] = attrs.field(default=History(), converter=_hands)
+    finished_hands: History[GameState] = attrs.field(factory=History, converter=_hands)
     """The last state of every finished hand, in order (given as any sequence, kept as a
-    :class:`History`, which equals the tuple of its items)."""
+    :class:`History`, which equals the tuple of its items). Each new match gets its own
+    (empty) history: no object is shared between matches that were not played from one."""
     scores: History[tuple[TeamScore, TeamScore]] = attrs.field(
-        default=History(), converter=_score_pairs
+        factory=History, converter=_score_pairs
     )
     """Each finished hand's scores (:func:`buraco_rules.score` of its last state), in order (a
     :class:`History` too)."""
