@@ -140,6 +140,7 @@ class GameRecord:
         last = self._last
         if last is None:
             last = replay(self)[-1]
+            object.__setattr__(self, "_last", last)  # a cache: not part of the value
         move = parse_action(action) if isinstance(action, str) else action
         after = apply(last, move)
         # A copy made field by field: the fields were checked when this record was built.
