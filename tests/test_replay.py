@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import bench, variants
-from buraco_rules.testing import game_states
+from buraco_rules.testing import game_states, rule_sets
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -77,8 +77,11 @@ def test_apply_lists_no_legal_actions_to_draw_discard_or_take_an_open_pile() -> 
     assert [s._legal for s in (state, taken, after, drawn)] == [None] * 4
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(state=game_states(), data=st.data())
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    state=st.one_of(game_states(), rule_sets().flatmap(lambda r: game_states(rules=r))),
+    data=st.data(),
+)
 def test_the_unlisted_shortcut_agrees_with_the_generator(
     state: br.GameState, data: st.DataObject
 ) -> None:
