@@ -42,7 +42,7 @@ from .formats import (
     to_json,
 )
 from .limits import longest_hand
-from .match import Match, new_match
+from .match import History, Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
 from .memo import clear_caches
 from .outcome import Outcome, Termination
@@ -69,6 +69,7 @@ __all__ = [
     "ErrorCode",
     "GameRecord",
     "GameState",
+    "History",
     "IllegalAction",
     "InvalidRecord",
     "InvalidRules",

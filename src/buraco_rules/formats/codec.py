@@ -47,7 +47,7 @@ from ..determinize import canonical_state
 from ..engine import new_game
 from ..errors import InvalidState
 from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
-from ..match import Match
+from ..match import History, Match, winner_of
 from ..melds import Meld, classify
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
@@ -365,6 +365,8 @@ def _codec_for(tp: Any) -> tuple[Encoder, Decoder]:
     if tp in _SCALARS:
         return _SCALARS[tp]
     origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is History:  # written and read as a list, like a tuple
+        return _tuple_codec(_codec_for(args[0]), None)
     if origin is tuple:
         if args == (Card, ...):
             return _encode_cards, _decode_cards
@@ -555,14 +557,13 @@ def _check_match(match: Match) -> None:
             raise DecodeError(f"decks: {error}") from None
     if len(match.scores) != len(match.finished_hands):
         raise DecodeError("the match has not one pair of scores per finished hand")
+    totals = (0, 0)  # after the hands before hand k: added up once, not again for each k
     for k, (hand, pair) in enumerate(zip(match.finished_hands, match.scores, strict=True)):
         if not hand.is_over or score(hand) != pair:
             raise DecodeError(f"finished hand {k} is not over, or its scores are not its own")
-        played = attrs.evolve(
-            match, finished_hands=match.finished_hands[:k], scores=match.scores[:k]
-        )
-        if k and played.is_over:
+        if k and winner_of(match.rules, totals, k) is not None:
             raise DecodeError(f"the match was decided before hand {k} (R20)")
+        totals = (totals[0] + pair[0].total, totals[1] + pair[1].total)
     decided = match.hand.is_over and match.finished_hands[-1:] == (match.hand,)
     if match.is_over != decided or (not match.is_over and match.hand.is_over):
         raise DecodeError("the hand in play does not match whether the match is decided (R20)")
