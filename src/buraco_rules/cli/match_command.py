@@ -11,7 +11,14 @@ from .. import apply, new_match, view
 from ..bots import Bot, bot_from_name
 from ..match import Match
 from ..simulate import seat_bots
-from .options import add_variant, bot_list, players_of, positive_int, whole_number
+from .options import (
+    add_variant,
+    bot_list,
+    check_bot_count,
+    players_of,
+    positive_int,
+    whole_number,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -49,10 +56,8 @@ def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
     rules = args.variant
     players = players_of(parser, rules, args.players)
-    try:
-        seats = seat_bots(args.bots, players)
-    except ValueError as error:
-        parser.error(f"--bots: {error}")
+    check_bot_count(parser, args.bots, players)
+    seats = seat_bots(args.bots, players)
     bots = [bot_from_name(name) for name in seats]
     rng = random.Random(args.seed)
     match = new_match(rules, players, seed=args.seed)
