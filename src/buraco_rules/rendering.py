@@ -66,7 +66,13 @@ def escape(text: str, limit: int | None = None) -> str:
     return text + "…" if cut else text
 
 
+_SHORT: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _escaped(char: str) -> str:
+    short = _SHORT.get(char)
+    if short is not None:
+        return short
     code = ord(char)
     if code < 0x100:
         return f"\\x{code:02x}"

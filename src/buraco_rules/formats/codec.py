@@ -622,10 +622,10 @@ def from_data(data: object, *, expected: type[Any] | None = None) -> Any:
         raise TypeError(f"expected must be a class, not {type(expected).__name__}")
     value = _from_data(data)
     if expected is not None and not isinstance(value, expected):
-        raise DecodeError(
-            f"a {_kind_of(value)} document where a {getattr(expected, '__name__', expected)} "
-            "was expected"
-        )
+        kind = _kind_of(value)
+        article = "an" if kind[0] in "aeiou" else "a"
+        name = getattr(expected, "__name__", None) or str(expected)
+        raise DecodeError(f"{article} {kind} document where a {name} was expected")
     return value
 
 
