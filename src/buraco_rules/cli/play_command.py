@@ -132,12 +132,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bot(spec: object) -> Bot:
-    return bot_from_name(spec) if isinstance(spec, str) else spec  # type: ignore[return-value]
+def _bot(spec: str | Bot) -> Bot:
+    return bot_from_name(spec) if isinstance(spec, str) else spec
 
 
-def _label(spec: object) -> str:
-    return spec if isinstance(spec, str) else "montecarlo"
+def _label(spec: str | Bot) -> str:
+    return spec if isinstance(spec, str) else "montecarlo"  # the one bot given a budget
 
 
 class _Game:
