@@ -21,7 +21,7 @@ from .checks import check, well_formed
 from .determinize import canonical_state
 from .errors import ErrorCode, IllegalAction
 from .movegen import Generated, generate, result_of
-from .quoting import describe
+from .quoting import describe, kind_of
 from .rules import RuleSet
 from .state import GameState, Phase, Recipe
 from .views import PlayerView
@@ -54,7 +54,7 @@ def new_game(
     server, such as ``seed=secrets.randbits(128)``.
     """
     if not isinstance(rules, RuleSet):
-        raise ValueError(f"rules must be a RuleSet, not {type(rules).__name__}")
+        raise ValueError(f"rules must be a RuleSet, not {kind_of(rules)}")
     if players is None:
         players = rules.default_players
     if type(players) is not int or players not in rules.player_counts:
@@ -147,7 +147,7 @@ def _hand_of(match: object) -> GameState:
         return match.hand
     if isinstance(match, GameState):
         return match
-    raise TypeError(f"expected a GameState or a Match, not {type(match).__name__}")
+    raise TypeError(f"expected a GameState or a Match, not {kind_of(match)}")
 
 
 def _generated(state: GameState) -> Generated:
@@ -251,7 +251,7 @@ def _not_a_state(state: object) -> NoReturn:
             "advanced. Send the action to whoever holds the state (check it first with "
             "is_legal(view, action)), or explore with apply(determinize(view, rng), action)"
         )
-    raise TypeError(f"apply needs a GameState or a Match, not {type(state).__name__}")
+    raise TypeError(f"apply needs a GameState or a Match, not {kind_of(state)}")
 
 
 def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState | None:

@@ -20,6 +20,7 @@ from .cards import JOKER, Card, Rank, Suit, all_cards
 from .errors import ErrorCode
 from .memo import memoised
 from .positions import ACE_BITS, ACE_HIGH, ACE_LOW, TWO_PLACE, highest, lowest
+from .quoting import describe
 from .rules import CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
 
 __all__ = ["CanastaKind", "Meld", "MeldKind"]
@@ -82,7 +83,7 @@ class Meld:
         for c in cards:
             card = Card.parse(c) if isinstance(c, str) else c
             if type(card) is not Card:
-                raise ValueError(f"{c!r} is not a card")
+                raise ValueError(f"{describe(c)} is not a card")
             exact.append(card)
         return _classify(tuple(sorted(exact)), *_meld_rules(rules))
 

@@ -48,6 +48,7 @@ from ..engine import new_game
 from ..errors import InvalidState
 from ..match import Match
 from ..melds import Meld, classify
+from ..quoting import kind_of
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState, Phase
@@ -115,7 +116,7 @@ def _show(value: object) -> str:
         return "an object"
     if type(value) is list or type(value) is tuple:
         return f"a list of {len(value)}"
-    return f"a {type(value).__name__}"
+    return kind_of(value)
 
 
 # --- scalars --------------------------------------------------------------------------------------

@@ -120,6 +120,8 @@ def parse_action(
 def _parse(text: object) -> Action:
     if not isinstance(text, str):
         raise NotationError(f"an action's notation is a string, not {describe(text)}")
+    if type(text) is not str:  # a str subclass: its own len, split or isprintable could lie
+        text = str.__str__(text)
     if len(text) > MAX_NOTATION_CHARS:
         raise NotationError(
             f"not an action: {quote(text)} is longer than {MAX_NOTATION_CHARS} characters"
