@@ -196,3 +196,145 @@ def test_new_game_refuses_hostile_arguments(hostile: object) -> None:
 
 def test_parse_action_refuses_hostile_text(hostile: object) -> None:
     _refused(br.NotationError, lambda: br.parse_action(hostile))  # type: ignore[arg-type]
+
+
+# --- 7: no frames holding the state cross the boundary -----------------------------------------
+
+_LIBRARY = br.__file__.rsplit("/", 1)[0].rsplit("\\", 1)[0]
+
+
+def _holds_a_state(value: object, seen: set[int], depth: int = 2) -> bool:
+    if isinstance(value, br.GameState | br.Match):
+        return True
+    if depth and isinstance(value, tuple | list | set | frozenset):
+        return any(_holds_a_state(v, seen, depth - 1) for v in value)
+    if depth and isinstance(value, dict):
+        return any(_holds_a_state(v, seen, depth - 1) for v in value.values())
+    if isinstance(value, BaseException):  # another exception, and its frames
+        return _holds_state_frames(value, seen)
+    return False
+
+
+def _holds_state_frames(error: BaseException, seen: set[int] | None = None) -> bool:
+    """Whether a frame of the library in ``error``'s traceback holds a state (or a Match)."""
+    seen = set() if seen is None else seen
+    if id(error) in seen:
+        return False
+    seen.add(id(error))
+    tb = error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_filename.startswith(_LIBRARY) and any(
+            _holds_a_state(v, seen) for v in frame.f_locals.values()
+        ):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _a_refused_state() -> tuple[br.GameState, br.Action]:
+    """A state in its play phase, and a well formed action it refuses after generating its moves."""
+    state = br.apply(br.new_game(variants.BURACO_FECHADO, 2, seed=3), br.DrawFromStock())
+    missing = next(c for c in br.DECK if c not in state.hands[0])
+    return state, br.Discard(missing)
+
+
+def _clean(error: BaseException) -> None:
+    assert error.__cause__ is None and error.__context__ is None
+    assert not _holds_state_frames(error)
+
+
+@pytest.mark.parametrize("player", [None, 0, 1], ids=["no-player", "seat-to-act", "other-seat"])
+def test_why_illegal_returns_an_error_without_a_traceback(player: int | None) -> None:
+    state, action = _a_refused_state()
+    for refused in (action, br.DrawFromStock(), ReprRaising()):
+        error = br.why_illegal(state, refused, player=player)
+        assert error is not None
+        assert error.__traceback__ is None
+        _clean(error)
+    seen = br.view(state, 0)
+    error = br.why_illegal(seen, action, player=0)
+    assert error is not None and error.__traceback__ is None
+    _clean(error)
+
+
+@pytest.mark.parametrize("player", [None, 0, 1], ids=["no-player", "seat-to-act", "other-seat"])
+def test_apply_raises_without_frames_that_hold_the_state(player: int | None) -> None:
+    state, action = _a_refused_state()
+    match = br.new_match(variants.BURACO_FECHADO, 2, seed=3)
+    for target, wrong_phase in ((state, br.DrawFromStock()), (match, action)):
+        for refused in (action, wrong_phase, ReprRaising()):
+            try:
+                br.apply(target, refused, player)  # type: ignore[call-overload]
+            except br.IllegalAction as error:
+                assert error.__traceback__ is not None
+                _clean(error)
+            else:
+                pytest.fail(f"{refused} was accepted")
+
+
+@pytest.mark.parametrize("player", [None, 0, 1], ids=["no-player", "seat-to-act", "other-seat"])
+def test_parse_action_raises_without_frames_that_hold_the_state(player: int | None) -> None:
+    state, action = _a_refused_state()
+    for target in (state, br.new_match(variants.BURACO_FECHADO, 2, seed=3)):
+        for text in (str(action), "draw" if target is state else "discard 5S"):
+            try:
+                br.parse_action(text, target, player=player)
+            except br.IllegalAction as error:
+                _clean(error)
+            else:
+                pytest.fail(f"{text} was accepted")
+
+
+# --- 6: refusals decided before any cache a hand fills -------------------------------------------
+
+
+def _forged(action: br.Action, **fields: object) -> br.Action:
+    for name, value in fields.items():
+        object.__setattr__(action, name, value)  # what no constructor lets through
+    return action
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda s: (ReprRaising(), None),
+        lambda s: (_forged(br.Discard(s.hands[0][0]), card=int(s.hands[0][0])), None),
+        lambda s: (_forged(br.NewMeld(s.hands[0][:3]), cards=list(s.hands[0][:3])), None),
+        lambda s: (_forged(br.AddToMeld(0, s.hands[0][:1]), meld=0.0), None),
+        lambda s: (br.TakeDiscardPile(_forged(br.NewMeld(s.hands[0][:3]), cards=())), None),
+        lambda s: (br.Discard(s.hands[0][0]), 1),
+        lambda s: (br.Discard(s.hands[0][0]), ReprRaising()),
+    ],
+    ids=[
+        "no-action",
+        "int-card",
+        "list-cards",
+        "float-index",
+        "no-cards",
+        "out-of-turn",
+        "bad-seat",
+    ],
+)
+def test_refusals_of_malformed_or_out_of_turn_actions_consult_no_cache(
+    make: Callable[[br.GameState], tuple[object, object]],
+) -> None:
+    """The engine's caches are shared by every table, so a refusal that looked anything up in
+    them could take a time that depends on another table's or seat's hand (issue 15, item 6):
+    these refusals are decided before the move generator runs, so every cache stays empty."""
+    from buraco_rules.memo import cache_sizes
+
+    start = br.apply(br.new_game(variants.BURACO_FECHADO, 2, seed=5), br.DrawFromStock())
+    action, player = make(start)
+    for refuse in (br.apply, br.why_illegal) if player is not None else (br.apply, br.is_legal):
+        state = attrs.evolve(start)  # a copy without the legal actions kept with the original
+        br.clear_caches()
+        if refuse is br.apply:
+            with pytest.raises(br.IllegalAction):
+                br.apply(state, action, player)
+        elif refuse is br.why_illegal:
+            assert br.why_illegal(state, action, player) is not None
+        else:
+            assert not br.is_legal(state, action)
+        filled = {name: size.entries for name, size in cache_sizes().items() if size.entries}
+        assert filled == {}, refuse

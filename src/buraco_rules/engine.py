@@ -193,9 +193,11 @@ def why_illegal(
             )
         return why_illegal(canonical_state(state), action, state.seat)
     try:
-        apply(state, action, player)  # type: ignore[arg-type]
+        _apply(state, action, player)  # type: ignore[arg-type]
     except IllegalAction as error:
-        return error
+        # A fresh copy: the caught one's traceback holds the frames of the check, and they
+        # hold the whole state (every hand), which an error tracker would ship.
+        return IllegalAction(error.code, str(error))
     return None
 
 
@@ -215,6 +217,17 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
     ``TypeError``: a view lacks the hidden cards, so only the server's state can be advanced.
     ``determinize`` deals a view into a state to explore.
     """
+    try:
+        return _apply(state, action, player)
+    except IllegalAction as error:
+        refusal = IllegalAction(error.code, str(error))  # without the inner frames
+    # The refusal's traceback starts in this frame as it leaves the library: it must not hold the
+    # state (nor the caught exception, whose frames hold it; Python deletes that name above).
+    del state
+    raise refusal
+
+
+def _apply(state: GameState | Match, action: object, player: object) -> GameState | Match:
     if type(state) is not GameState:
         from .match import Match, apply_to_match
 
@@ -226,6 +239,11 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
         # Refused before the legal actions are generated: a move out of turn then costs the
         # same whatever the hand of the seat to act holds (no timing tells it apart).
         _refuse(state, action, player)
+    if type(action) is not DrawFromStock and not well_formed(action):
+        # So is an object that is no action of real cards: its refusal consults no cache that
+        # another seat's hand has filled, and a listed object forced to hold something else
+        # than cards is never compared with the hand.
+        _refuse(state, action, player)
     actions, recipes = _generated(state)
     index = -1
     for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
@@ -233,9 +251,8 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
             index = i
             break
     else:
-        if well_formed(action):  # or an equal one, made of real cards
-            with suppress(ValueError):
-                index = actions.index(action)
+        with suppress(ValueError):  # or an equal one (well formed, checked above)
+            index = actions.index(action)
     if index < 0:
         _refuse(state, action, player)
     after = _build(state, actions[index], recipes[index])

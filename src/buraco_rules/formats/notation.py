@@ -110,11 +110,13 @@ def parse_action(
     bounded part of) it; text over :data:`MAX_NOTATION_CHARS` characters is refused unread.
     """
     action = _parse(text)
-    if state is not None:
-        error = why_illegal(state, action, player)
-        if error is not None:
-            raise error
-    return action
+    if state is None:
+        return action
+    error = why_illegal(state, action, player)  # a fresh exception, without a traceback
+    if error is None:
+        return action
+    del state  # the raise puts this frame in the error's traceback: it must not hold the state
+    raise error
 
 
 def _parse(text: object) -> Action:
