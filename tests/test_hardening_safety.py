@@ -8,7 +8,9 @@ Each test failed on the code before the change it comes with.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import random
+from collections.abc import Callable, Iterator
 
 import attrs
 import pytest
@@ -338,3 +340,168 @@ def test_refusals_of_malformed_or_out_of_turn_actions_consult_no_cache(
             assert not br.is_legal(state, action)
         filled = {name: size.entries for name, size in cache_sizes().items() if size.entries}
         assert filled == {}, refuse
+
+
+# --- 5: what one table forces on a listed object never reaches another ----------------------------
+
+
+@contextlib.contextmanager
+def _forcing(thing: object, field: str, value: object) -> Iterator[None]:
+    """Force ``thing.field`` to ``value`` (as object.__setattr__ can), and undo it afterwards:
+    the object may be kept by a cache that later tests use."""
+    original = getattr(thing, field)
+    object.__setattr__(thing, field, value)
+    try:
+        yield
+    finally:
+        object.__setattr__(thing, field, original)
+        br.clear_caches()
+
+
+def _r14_table() -> br.GameState:
+    """Seat 0 to meld or discard holding 5S 6S 7S 8S 9H, its team's extra pile taken and no
+    canasta: ``meld 5S 6S 7S`` is legal, ``meld 5S 6S 7S 8S`` is not (9H could not be discarded,
+    R14)."""
+    rules = variants.BURACO_FECHADO
+    held = br.parse_cards("5S 6S 7S 8S 9H")
+    start = br.new_game(rules, 2, deck=br.arrange_deck(rules, 2, hands=["5S 6S 7S 8S 9H"]))
+    rest = tuple(c for c in start.hands[0] if c not in held)
+    return br.validate(
+        attrs.evolve(
+            start,
+            hands=(tuple(c for c in start.hands[0] if c in held), start.hands[1]),
+            stock=start.stock + rest + start.extra_piles[0],
+            extra_piles=(None, start.extra_piles[1]),
+            extra_pile_taken=(True, False),
+            phase=br.Phase.PLAY,
+        )
+    )
+
+
+def _values(actions: tuple[br.Action, ...]) -> list[str]:
+    return [str(a) for a in actions]
+
+
+def test_R14_a_meld_forced_on_one_table_is_not_legal_on_another() -> None:
+    """Regression (issue 15, item 5): the listed NewMeld objects were kept process-wide, and the
+    generator listed them with the cards they held. Forcing one table's ``meld 5S 6S 7S`` to
+    hold ``5S 6S 7S 8S`` made another table list it so, and accept it: a state validate refuses
+    (R14)."""
+    table_a, table_b = _r14_table(), _r14_table()
+    honest = _values(br.legal_actions(attrs.evolve(table_a)))  # what either table must list
+    assert "meld 5S 6S 7S" in honest and "meld 5S 6S 7S 8S" not in honest
+    forced = next(a for a in br.legal_actions(table_a) if str(a) == "meld 5S 6S 7S")
+    with _forcing(forced, "cards", br.NewMeld("5S 6S 7S 8S").cards):
+        listed = br.legal_actions(table_b)
+        assert _values(listed) == honest
+        assert all(a is not forced for a in listed)
+        with pytest.raises(br.IllegalAction) as refused:
+            br.apply(table_b, forced)
+        assert refused.value.code is E.CANNOT_GO_OUT
+        assert not br.is_legal(table_b, br.NewMeld("5S 6S 7S 8S"))
+        for action in listed:
+            br.validate(br.apply(table_b, action))
+
+
+def test_a_listed_object_forced_after_another_table_listed_it_decides_nothing_there() -> None:
+    """Table B lists its moves first; then table A forces a change on the object both lists
+    share. B still accepts exactly its legal moves (the forced object itself is refused, an
+    equal fresh one is not), and a new listing of B holds no forced object."""
+    table_a, table_b = _r14_table(), _r14_table()
+    listed_b = br.legal_actions(table_b)
+    honest = _values(listed_b)
+    shared = next(a for a in br.legal_actions(table_a) if str(a) == "meld 5S 6S 7S")
+    discard = next(a for a in br.legal_actions(table_a) if str(a) == "discard 9H")
+    with (
+        _forcing(shared, "cards", br.NewMeld("5S 6S 7S 8S").cards),
+        _forcing(discard, "card", br.Card("8S")),
+    ):
+        if any(a is shared for a in listed_b):
+            with pytest.raises(br.IllegalAction):
+                br.apply(table_b, shared)
+        with pytest.raises(br.IllegalAction):
+            br.apply(table_b, br.NewMeld("5S 6S 7S 8S"))
+        assert not br.is_legal(table_b, br.NewMeld("5S 6S 7S 8S"))
+        after = br.apply(table_b, br.NewMeld("5S 6S 7S"))
+        assert str(after.melds[0][0]) == "5S 6S 7S" and sorted(after.hands[0]) == sorted(
+            br.parse_cards("8S 9H")
+        )
+        br.validate(after)
+        after = br.apply(table_b, br.Discard("9H"))
+        assert br.Card("9H") not in after.hands[0] and br.Card("8S") in after.hands[0]
+        table_c = _r14_table()
+        assert _values(br.legal_actions(table_c)) == honest
+        assert all(a is not shared and a is not discard for a in br.legal_actions(table_c))
+
+
+def test_a_forced_discard_or_open_take_does_not_reach_another_table() -> None:
+    """The draws, open takes and discards were module-wide objects listed by every table."""
+    table_a, table_b = _r14_table(), _r14_table()
+    expected = _values(br.legal_actions(attrs.evolve(table_a)))
+    discard = next(a for a in br.legal_actions(table_a) if str(a) == "discard 9H")
+    with _forcing(discard, "card", br.Card("8S")):
+        listed = br.legal_actions(table_b)
+        assert _values(listed) == expected and all(a is not discard for a in listed)
+    italian = br.new_game(variants.ITALIAN, 2, seed=11)
+    take = next(a for a in br.legal_actions(italian) if type(a) is br.TakeDiscardPile)
+    with _forcing(take, "meld", br.NewMeld("5S 6S 7S")):
+        other = br.new_game(variants.ITALIAN, 2, seed=12)
+        assert "take" in _values(br.legal_actions(other))
+        assert all(a is not take for a in br.legal_actions(other))
+        br.validate(br.apply(other, br.TakeDiscardPile()))
+
+
+def _a_closed_take() -> tuple[br.GameState, br.TakeDiscardPile]:
+    """A Buraco Fechado state (from random play) whose legal actions take the pile with a meld."""
+    rng = random.Random(2)
+    state = br.new_game(variants.BURACO_FECHADO, 2, seed=2)
+    while True:
+        actions = br.legal_actions(state)
+        for action in actions:
+            if type(action) is br.TakeDiscardPile and action.meld is not None:
+                return state, action
+        state = br.apply(state, rng.choice(actions))
+        if state.phase is br.Phase.OVER:
+            state = br.new_game(variants.BURACO_FECHADO, 2, seed=rng.getrandbits(32))
+
+
+@pytest.mark.parametrize("field", ["inner-cards", "take-meld"])
+def test_a_closed_take_forced_on_one_table_does_not_reach_another(field: str) -> None:
+    table_a, take = _a_closed_take()
+    table_b = attrs.evolve(table_a)
+    honest = _values(br.legal_actions(attrs.evolve(table_a)))
+    inner = take.meld
+    assert inner is not None
+    thing, name, value = (
+        (inner, "cards", br.parse_cards("9H 9D 9C"))
+        if field == "inner-cards"
+        else (take, "meld", br.NewMeld("9H 9D 9C"))
+    )
+    with _forcing(thing, name, value):
+        listed = br.legal_actions(table_b)
+        assert _values(listed) == honest
+        assert all(a is not take and getattr(a, "meld", None) is not inner for a in listed)
+        with pytest.raises(br.IllegalAction):
+            br.apply(table_b, take)
+        for action in listed:
+            br.validate(br.apply(table_b, action))
+
+
+def test_melds_are_not_shared_between_tables() -> None:
+    """The memo of Meld layouts handed the very same Meld object to every table (and to
+    Meld.from_cards): forcing a change on one table's meld changed every other's."""
+    table_a, table_b = _r14_table(), _r14_table()
+    after_a = br.apply(table_a, br.NewMeld("5S 6S 7S"))
+    after_b = br.apply(table_b, br.NewMeld("5S 6S 7S"))
+    meld_a, meld_b = after_a.melds[0][0], after_b.melds[0][0]
+    assert meld_a == meld_b and meld_a is not meld_b
+    mine = br.Meld.from_cards(br.parse_cards("5S 6S 7S"), variants.BURACO_FECHADO)
+    assert mine is not None and mine is not meld_a and mine is not meld_b
+    with _forcing(meld_a, "cards", br.parse_cards("8S 9H 10H")):
+        assert str(after_b.melds[0][0]) == "5S 6S 7S"
+        br.validate(after_b)
+        again = br.Meld.from_cards(br.parse_cards("5S 6S 7S"), variants.BURACO_FECHADO)
+        assert again is not None and str(again) == "5S 6S 7S"
+        later = br.apply(_r14_table(), br.NewMeld("5S 6S 7S"))
+        assert str(later.melds[0][0]) == "5S 6S 7S"
+        br.validate(later)
