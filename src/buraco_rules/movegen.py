@@ -14,6 +14,7 @@ from, from which ``apply`` lays the meld it makes.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -60,8 +61,10 @@ Generated = tuple[tuple[Action, ...], tuple[Listed, ...]]
 Option = tuple[int, tuple[Card, ...]]
 """A meld index (-1: a new meld) and the cards to put there."""
 
-ListedMeld = tuple[NewMeld | AddToMeld, tuple[Card, ...], TakeDiscardPile]
-"""A meld-making action, the very tuple of cards it was built with, and the take that lays it."""
+ListedMeld = tuple[NewMeld | AddToMeld, tuple[Card, ...]]
+"""A meld-making action and the very tuple of cards it was built with."""
+ListedTake = tuple[TakeDiscardPile, NewMeld | AddToMeld, tuple[Card, ...]]
+"""A take of a closed pile, the meld-making action it holds and that action's tuple of cards."""
 
 # Action objects recur from state to state, and building one costs more than finding it. So they
 # are kept process-wide and shared by every table; a frozen object can still be forced to change
@@ -72,7 +75,12 @@ ListedMeld = tuple[NewMeld | AddToMeld, tuple[Card, ...], TakeDiscardPile]
 
 def _build_meld(index: int, cards: tuple[Card, ...]) -> ListedMeld:
     action: NewMeld | AddToMeld = NewMeld(cards) if index < 0 else AddToMeld(index, cards)
-    return action, action.cards, TakeDiscardPile(action)
+    return action, action.cards
+
+
+def _build_take(index: int, cards: tuple[Card, ...]) -> ListedTake:
+    inner, own = _build_meld(index, cards)
+    return TakeDiscardPile(inner), inner, own
 
 
 @memoised(maxsize=1 << 15)
@@ -80,18 +88,36 @@ def _kept_meld(index: int, cards: tuple[Card, ...]) -> ListedMeld:
     return _build_meld(index, cards)
 
 
+@memoised(maxsize=1 << 12)
+def _kept_take(index: int, cards: tuple[Card, ...]) -> ListedTake:
+    return _build_take(index, cards)
+
+
+def _intact(action: NewMeld | AddToMeld, own: tuple[Card, ...], index: int) -> bool:
+    """``action`` still holds what it was built with (by identity and exact type: nothing a
+    forced value does can run here)."""
+    if action.cards is not own:
+        return False
+    if type(action) is NewMeld:
+        return True
+    meld = action.meld  # type: ignore[union-attr]
+    return type(meld) is int and meld == index
+
+
 def _meld_action(index: int, cards: tuple[Card, ...]) -> ListedMeld:
     """The listed action of the option ``(index, cards)``: the kept one, unless it was forced to
-    change since it was built (by identity: nothing a forced value does can run here)."""
+    change since it was built (then this listing gets its own)."""
     listed = _kept_meld(index, cards)
-    action, own, take = listed
-    if action.cards is own and take.meld is action:
-        if type(action) is NewMeld:
-            return listed
-        meld = action.meld  # type: ignore[union-attr]
-        if type(meld) is int and meld == index:
-            return listed
-    return _build_meld(index, cards)  # this listing gets its own
+    return listed if _intact(listed[0], listed[1], index) else _build_meld(index, cards)
+
+
+def _take_action(index: int, cards: tuple[Card, ...]) -> ListedTake:
+    """The listed take of the option ``(index, cards)`` (see :func:`_meld_action`)."""
+    listed = _kept_take(index, cards)
+    take, inner, own = listed
+    if take.meld is inner and _intact(inner, own, index):
+        return listed
+    return _build_take(index, cards)
 
 
 def _discard(card: Card) -> Discard:
@@ -216,16 +242,16 @@ def _play_actions(state: GameState) -> Generated:
             melds = _melds_once_made(state, index, cards)
             if not may_leave(state, team, remaining, melds, banned_after(state, cards)):
                 continue
-        action, own, _ = _meld_action(index, cards)
+        action, own = _meld_action(index, cards)
         actions.append(action)
         recipes.append((index, own))
     banned = state.taken_single_card
+    discards: Collection[Card]
     if size == 1:
-        discards: list[Card] = []
-        if may_discard_last(state, team, hand[0], state.melds[team], banned):
-            discards.append(hand[0])
+        last = may_discard_last(state, team, hand[0], state.melds[team], banned)
+        discards = (hand[0],) if last else ()
     elif banned is None:
-        discards = list(dict.fromkeys(hand))
+        discards = dict.fromkeys(hand)
     else:
         # R11 (may_discard) has a say only over the banned card itself.
         discards = [c for c in dict.fromkeys(hand) if c != banned or may_discard(hand, c, banned)]
@@ -272,7 +298,7 @@ def _draw_actions(state: GameState) -> Generated:
             melds = _melds_once_made(state, index, cards)
             if not may_keep_after_take(state, team, remaining, rest, melds):
                 continue
-        _, own, take = _meld_action(index, cards)
+        take, _, own = _take_action(index, cards)
         actions.append(take)
         recipes.append((index, own))
     return tuple(actions), tuple(recipes)
