@@ -10,7 +10,7 @@ the library's messages goes through this module, which touches only exact ``str`
 'an int of about 5001 digits'
 >>> describe("x" * 200)[-5:]
 'xx...'
->>> quote_text("y" * 100)[-18:]
+>>> quote_text("y" * 100)[-20:]
 "y'… (100 characters)"
 """
 
