@@ -49,6 +49,7 @@ from ..errors import InvalidState
 from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
 from ..match import History, Match, winner_of
 from ..melds import Meld, classify
+from ..quoting import kind_of
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState, Phase
@@ -132,7 +133,7 @@ def _show(value: object) -> str:
         return "an object"
     if type(value) is list or type(value) is tuple:
         return f"a list of {len(value)}"
-    return f"a {type(value).__name__}"
+    return kind_of(value)
 
 
 # --- scalars --------------------------------------------------------------------------------------
