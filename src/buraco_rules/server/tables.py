@@ -130,6 +130,7 @@ class Table:
             "over": self.is_over,
             "view": to_data(seen),
             "legal": legal,
+            "points": list(seen.public_points),
             "last": last,
             "scores": [[_score_data(s) for s in pair] for pair in self.scores()],
             "match": match,
