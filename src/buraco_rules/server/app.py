@@ -220,7 +220,7 @@ class _Client:
                         self.send({"type": "pong"})
                 except ProtocolError as error:
                     self.send({"type": "error", "code": error.code, "message": str(error)})
-                    if error.close:
+                    if error.close or joined is None:  # a connection without a seat: no retry
                         self.close(_CLOSE_CODES.get(error.code, 1008))
         except WebSocketDisconnect:
             pass

@@ -271,8 +271,10 @@ class TableHub:
         async with table.lock:
             place = table.seats[seat]
             if seq <= place.last_seq:
-                connection.send(_resent(place, seq, action))
-                connection.send(table.view_message(seat))
+                answer = _resent(place, seq, action)
+                connection.send(answer)
+                if answer["type"] == "accepted":  # the view it may have missed
+                    connection.send(table.view_message(seat))
                 return
             if seq != place.last_seq + 1:
                 connection.send(
