@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .. import variants
 from ..match import Match
 from .protocol import Join, Move, ProtocolError, read_frame
 from .store import TableStore
@@ -99,6 +100,14 @@ def create_app(
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True})
 
+    async def variant_list(request: Request) -> Response:
+        return JSONResponse(
+            [
+                {"name": n, "title": variants.get(n).title, "players": variants.get(n).player_counts}
+                for n in variants.NAMES
+            ]
+        )
+
     async def create_table(request: Request) -> Response:
         body = b""
         async for chunk in request.stream():
@@ -128,6 +137,7 @@ def create_app(
             Route("/", index),
             Route("/static/{name}", static),
             Route("/api/health", health),
+            Route("/api/variants", variant_list),
             Route("/api/tables", create_table, methods=["POST"]),
             WebSocketRoute("/ws", socket),
         ],

@@ -65,6 +65,43 @@
 
   // ---- the lobby -----------------------------------------------------------------------
 
+  let variants = {}; // name: the player counts, from /api/variants
+
+  async function loadVariants() {
+    try {
+      const response = await fetch("/api/variants");
+      for (const v of await response.json()) variants[v.name] = v;
+    } catch (error) {
+      return; // the form still works with the built-in choices
+    }
+    const select = $("variant");
+    select.textContent = "";
+    for (const v of Object.values(variants)) {
+      const option = document.createElement("option");
+      option.value = v.name;
+      option.textContent = v.title;
+      select.append(option);
+    }
+    select.value = "canasta-stbl";
+    playerChoices();
+  }
+
+  function playerChoices() {
+    const v = variants[$("variant").value];
+    if (!v) return;
+    const select = $("players");
+    const old = Number(select.value);
+    select.textContent = "";
+    for (const n of v.players) {
+      const option = document.createElement("option");
+      option.value = String(n);
+      option.textContent = String(n);
+      select.append(option);
+    }
+    select.value = String(v.players.includes(old) ? old : v.players[0]);
+    seatChoices();
+  }
+
   function seatChoices() {
     const players = Number($("players").value);
     const box = $("seat-kinds");
@@ -241,6 +278,8 @@
     const us = seat % 2, them = 1 - us;
     $("lobby").hidden = true;
     $("table").hidden = false;
+    $("table").dataset.number = String(message.number);
+    $("table").dataset.seat = String(seat);
     document.body.dataset.over = String(message.over);
 
     // Whose turn, and the phase.
@@ -481,6 +520,8 @@
 
   function start() {
     $("players").addEventListener("change", seatChoices);
+    $("variant").addEventListener("change", playerChoices);
+    loadVariants();
     $("create-form").addEventListener("submit", createTable);
     seatChoices();
     $("btn-draw").addEventListener("click", () => send("draw"));
