@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         ws_max_size=16 * 1024,
+        ws_per_message_deflate=False,  # a view is ~1 KB: compressing it costs more than it saves
         log_level="info",
         timeout_graceful_shutdown=2,
     )

@@ -1,17 +1,23 @@
 """The server's durable store: one SQLite file holding every table's deal, seats and moves.
 
-Every accepted move is one transaction that appends one row (the action in notation, the seat
-and its sequence number), committed with ``synchronous=FULL`` in WAL mode before any seat hears
-of the move. A table is its start record plus its moves, so loading one is a replay of its record.
-This module is the seam between the server and the records: it keeps the start record and the
-list of actions itself, and builds the record to replay with ``attrs.evolve``.
+Every accepted move is appended (one row: the action in notation, the seat and its sequence
+number) and committed with ``synchronous=FULL`` in WAL mode before any seat hears of it. The
+commits run on a writer thread, so the event loop serves other tables during a commit, and
+moves that arrive while a commit is under way are committed together in the next transaction
+(a group commit: one disk flush for all of them, each move all or nothing). A table is its start
+record plus its moves, so loading one is a replay of its record. This module is the seam between
+the server and the records: it keeps the start record and the list of actions itself, and builds
+the record to replay with ``attrs.evolve``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -86,19 +92,21 @@ class StoredTable:
 
 
 class TableStore:
-    """The SQLite file of a server (created on first use). Use it from one thread."""
+    """The SQLite file of a server (created on first use). Use it from one event loop: reads
+    and table creations run on the caller's thread, appends on the store's writer thread."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        # isolation_level=None: transactions are begun and committed explicitly below.
-        self._db = sqlite3.connect(self.path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db = _connect(self.path)
         self._db.executescript(_SCHEMA)
+        self._queue: queue.SimpleQueue[_Append | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write, name="buraco-store", daemon=True)
+        self._writer.start()
 
     def close(self) -> None:
-        """Close the file."""
+        """Finish the appends under way, stop the writer and close the file."""
+        self._queue.put(None)
+        self._writer.join()
         self._db.close()
 
     def create(
@@ -110,7 +118,7 @@ class TableStore:
     ) -> None:
         """Store a new table, with the digests of its human seats' ``tokens`` (seat: token)."""
         seat_data = json.dumps([attrs.asdict(s) for s in seats])
-        with self._transaction():
+        with _transaction(self._db):
             self._db.execute(
                 "INSERT INTO tables (id, created, start, seats) VALUES (?, ?, ?, ?)",
                 (table_id, time.time(), to_json(start), seat_data),
@@ -120,19 +128,64 @@ class TableStore:
                 [(token_digest(t), table_id, seat) for seat, t in tokens.items()],
             )
 
-    def append(
+    async def append(
         self, table_id: str, number: int, seat: int, seq: int, action: str, finished: bool
     ) -> None:
-        """Append move ``number`` of a table in one transaction, committed when this returns;
-        ``finished`` marks the table's game as over with it. A number or a seat's sequence
-        number used twice is a ``sqlite3.IntegrityError`` and writes nothing."""
-        with self._transaction():
-            self._db.execute(
-                "INSERT INTO moves (table_id, number, seat, seq, action) VALUES (?, ?, ?, ?, ?)",
-                (table_id, number, seat, seq, action),
-            )
-            if finished:
-                self._db.execute("UPDATE tables SET finished = 1 WHERE id = ?", (table_id,))
+        """Append move ``number`` of a table; returns once it is committed. ``finished`` marks
+        the table's game as over with it. A number or a seat's sequence number used twice is a
+        ``sqlite3.IntegrityError`` and writes nothing."""
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        self._queue.put(_Append(loop, done, (table_id, number, seat, seq, action), finished))
+        await done
+
+    def _write(self) -> None:
+        db = _connect(self.path)
+        try:
+            while True:
+                first = self._queue.get()
+                if first is None:
+                    return
+                batch = [first]
+                while len(batch) < 1000:  # everything that came during the last commit
+                    try:
+                        item = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if item is None:
+                        self._queue.put(None)  # stop after this batch
+                        break
+                    batch.append(item)
+                self._commit(db, batch)
+        finally:
+            db.close()
+
+    @staticmethod
+    def _commit(db: sqlite3.Connection, batch: list[_Append]) -> None:
+        errors: list[BaseException | None] = []
+        try:
+            with _transaction(db):
+                for item in batch:
+                    # A savepoint each: a move refused by the database leaves the others in.
+                    db.execute("SAVEPOINT move")
+                    try:
+                        db.execute(
+                            "INSERT INTO moves (table_id, number, seat, seq, action)"
+                            " VALUES (?, ?, ?, ?, ?)",
+                            item.row,
+                        )
+                        if item.finished:
+                            db.execute("UPDATE tables SET finished = 1 WHERE id = ?", item.row[:1])
+                    except sqlite3.Error as error:
+                        db.execute("ROLLBACK TO move")
+                        errors.append(error)
+                    else:
+                        errors.append(None)
+                    db.execute("RELEASE move")
+        except sqlite3.Error as error:  # the commit itself failed: nothing of the batch is in
+            errors = [error] * len(batch)
+        for item, error in zip(batch, errors, strict=True):
+            item.loop.call_soon_threadsafe(_settle, item.done, error)
 
     def seat_of(self, token: str) -> tuple[str, int] | None:
         """The table and seat a token opens, or None."""
@@ -170,15 +223,41 @@ class TableStore:
         )
         return StoredTable(table_id, start, seats, moves, bool(row[2]))
 
-    class _Transaction:
-        def __init__(self, db: sqlite3.Connection) -> None:
-            self.db = db
 
-        def __enter__(self) -> None:
-            self.db.execute("BEGIN IMMEDIATE")
 
-        def __exit__(self, kind: object, *rest: object) -> None:
-            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+@attrs.frozen
+class _Append:
+    loop: asyncio.AbstractEventLoop
+    done: asyncio.Future[None]
+    row: tuple[str, int, int, int, str]
+    finished: bool
 
-    def _transaction(self) -> TableStore._Transaction:
-        return TableStore._Transaction(self._db)
+
+def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
+    if done.cancelled():
+        return
+    if error is None:
+        done.set_result(None)
+    else:
+        done.set_exception(error)
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    # isolation_level=None: transactions are begun and committed explicitly.
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
+    db.execute("PRAGMA busy_timeout=10000")  # the writer and the creations share the file
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA foreign_keys=ON")
+    return db
+
+
+class _transaction:  # noqa: N801 - used as a context manager, like a function
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")

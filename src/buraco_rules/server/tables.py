@@ -108,7 +108,9 @@ class Table:
         """What ``seat`` is sent after every change: its view, its legal moves in notation,
         and public facts (the last move, the finished hands' scores, the match's totals)."""
         seen = view(self.hand, seat)
-        legal = [format_action(a) for a in legal_actions(seen)] if seen.is_my_turn else []
+        # The seat to act's legal moves are the same from its view and from the state (a view
+        # holds all they depend on); the state's are cached, so they cost nothing to list again.
+        legal = [format_action(a) for a in legal_actions(self.hand)] if seen.is_my_turn else []
         last = None
         if self.moves:
             last_seat, last_action = self.moves[-1]
@@ -295,7 +297,7 @@ class TableHub:
             except IllegalAction as error:
                 connection.send(_refused(seq, str(error.code), str(error)))
                 return
-            if not self._commit(table, seat, seq, chosen, after):
+            if not await self._commit(table, seat, seq, chosen, after):
                 connection.send(
                     {"type": "error", "code": "storage-failed", "message": "the move was not saved"}
                 )
@@ -304,14 +306,15 @@ class TableHub:
             table.broadcast()
         self.wake_bots(table)
 
-    def _commit(
+    async def _commit(
         self, table: Table, seat: int, seq: int, action: Action, after: GameState | Match
     ) -> bool:
         """Store the move, then take it into the table (in that order: nobody hears of a move
-        the store does not hold)."""
+        the store does not hold). Called under the table's lock, so the table's next move waits
+        for this commit, while other tables play on."""
         notation = format_action(action)
         try:
-            self.store.append(table.id, len(table.moves), seat, seq, notation, after.is_over)
+            await self.store.append(table.id, len(table.moves), seat, seq, notation, after.is_over)
         except sqlite3.Error:
             log.exception("table %s: move %d not stored", table.id, len(table.moves))
             return False
@@ -347,7 +350,7 @@ class TableHub:
                 else:
                     chosen = place.bot.choose(seen, table.rng)
                 after = apply(table.state, chosen, player=seat)
-                if not self._commit(table, seat, place.last_seq + 1, chosen, after):
+                if not await self._commit(table, seat, place.last_seq + 1, chosen, after):
                     return
                 table.broadcast()
 
