@@ -58,10 +58,12 @@ class ServerProcess:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server stopped: {self.log.read_text()[-2000:]}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(self.url + "/api/health", timeout=1) as answer:
-                    if answer.status == 200:
-                        return
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(self.url + "/api/health", timeout=1) as answer,
+            ):
+                if answer.status == 200:
+                    return
             time.sleep(0.05)
         raise RuntimeError("the server did not start in 30 s")
 
@@ -143,7 +145,7 @@ class SeatClient:
             try:
                 async with connect(self.url, open_timeout=5, max_size=2**20) as ws:
                     await self._session(ws)
-            except (OSError, WebSocketException, asyncio.TimeoutError):
+            except (TimeoutError, OSError, WebSocketException):
                 await asyncio.sleep(0.05)  # the server is down: try again
 
     async def _session(self, ws: Any) -> None:

@@ -21,10 +21,10 @@ pytest.importorskip("httpx")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
-from starlette.websockets import WebSocketDisconnect  # noqa: E402
+from starlette.websockets import WebSocketDisconnect
 
-from buraco_rules.server import create_app  # noqa: E402
-from buraco_rules.server.tables import TableHub  # noqa: E402
+from buraco_rules.server import create_app
+from buraco_rules.server.tables import TableHub
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -94,9 +94,24 @@ def test_every_bad_frame_is_refused_and_changes_nothing(server: tuple[TestClient
             ("no join", [{"type": "move", "seq": 2, "action": "draw"}], "not-joined", 1008),
             ("missing token", [{"type": "join"}], "malformed", 1008),
             ("wrong token", [{"type": "join", "token": "x" * 43}], "bad-token", 1008),
-            ("guessed token", [{"type": "join", "token": token0[:-1] + ("B" if token0[-1] == "A" else "A")}], "bad-token", 1008),
-            ("other table's token", [{"type": "join", "token": foreign, "table": tid}], "bad-token", 1008),
-            ("token of another seat's table", [{"type": "join", "token": token0, "table": other["table"]}], "bad-token", 1008),
+            (
+                "guessed token",
+                [{"type": "join", "token": token0[:-1] + ("B" if token0[-1] == "A" else "A")}],
+                "bad-token",
+                1008,
+            ),
+            (
+                "other table's token",
+                [{"type": "join", "token": foreign, "table": tid}],
+                "bad-token",
+                1008,
+            ),
+            (
+                "token of another seat's table",
+                [{"type": "join", "token": token0, "table": other["table"]}],
+                "bad-token",
+                1008,
+            ),
             ("binary frame", [b"\x00\x01"], "binary", 1003),
             ("binary after join", [join1, b"{}"], "binary", 1003),
             ("frame over the limit", [join1, "x" * 5000], "too-big", 1009),
@@ -104,16 +119,51 @@ def test_every_bad_frame_is_refused_and_changes_nothing(server: tuple[TestClient
             ("JSON bomb", [join1, "[" * 4000], "malformed", None),
             ("not an object", [join1, "[1, 2]"], "malformed", None),
             ("unknown type", [join1, {"type": "deal"}], "malformed", None),
-            ("seq as text", [join1, {"type": "move", "seq": "1", "action": "draw"}], "malformed", None),
+            (
+                "seq as text",
+                [join1, {"type": "move", "seq": "1", "action": "draw"}],
+                "malformed",
+                None,
+            ),
             ("seq zero", [join1, {"type": "move", "seq": 0, "action": "draw"}], "malformed", None),
-            ("huge seq", [join1, {"type": "move", "seq": 10**30, "action": "draw"}], "malformed", None),
-            ("action a number", [join1, {"type": "move", "seq": 1, "action": 5}], "malformed", None),
+            (
+                "huge seq",
+                [join1, {"type": "move", "seq": 10**30, "action": "draw"}],
+                "malformed",
+                None,
+            ),
+            (
+                "action a number",
+                [join1, {"type": "move", "seq": 1, "action": 5}],
+                "malformed",
+                None,
+            ),
             ("seq ahead", [join1, {"type": "move", "seq": 9, "action": "draw"}], "bad-seq", None),
             ("join twice", [join1, join1], "already-joined", None),
-            ("out of turn", [join1, {"type": "move", "seq": 1, "action": "draw"}], "not-your-turn", None),
-            ("out of turn, her card", [join1, {"type": "move", "seq": 1, "action": f"discard {hand0[0]}"}], "not-your-turn", None),
-            ("not an action", [join1, {"type": "move", "seq": 1, "action": "draw\x00"}], "not-an-action", None),
-            ("bad action document", [join1, {"type": "move", "seq": 1, "action": {"type": "action"}}], "not-an-action", None),
+            (
+                "out of turn",
+                [join1, {"type": "move", "seq": 1, "action": "draw"}],
+                "not-your-turn",
+                None,
+            ),
+            (
+                "out of turn, her card",
+                [join1, {"type": "move", "seq": 1, "action": f"discard {hand0[0]}"}],
+                "not-your-turn",
+                None,
+            ),
+            (
+                "not an action",
+                [join1, {"type": "move", "seq": 1, "action": "draw\x00"}],
+                "not-an-action",
+                None,
+            ),
+            (
+                "bad action document",
+                [join1, {"type": "move", "seq": 1, "action": {"type": "action"}}],
+                "not-an-action",
+                None,
+            ),
         ]
         for name, frames, code, closed in cases:
             got, close_code = answers(client, frames)

@@ -20,9 +20,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("websockets")
 
-from buraco_rules.server.store import TableStore  # noqa: E402
-
-from server_support import SeatClient, ServerProcess  # noqa: E402
+from buraco_rules.server.store import TableStore
+from server_support import SeatClient, ServerProcess
 
 TABLES = [
     {"variant": "canasta-stbl", "players": 2, "seats": ["human", "human"]},

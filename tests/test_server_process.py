@@ -60,7 +60,11 @@ def test_whole_hands_against_a_started_server(tmp_path: Path) -> None:
         for t, request in enumerate(
             [
                 {"variant": "canasta-stbl", "seats": ["human", "greedy"]},
-                {"variant": "buraco-fechado", "players": 4, "seats": ["human", "random", "human", "greedy"]},
+                {
+                    "variant": "buraco-fechado",
+                    "players": 4,
+                    "seats": ["human", "random", "human", "greedy"],
+                },
                 {"variant": "italian-fibur", "players": 2, "seats": ["human", "human"]},
             ]
         ):

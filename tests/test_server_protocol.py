@@ -14,18 +14,17 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-import attrs  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
-from starlette.websockets import WebSocketDisconnect  # noqa: E402
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
 
-import buraco_rules as br  # noqa: E402
-from buraco_rules import variants  # noqa: E402
-from buraco_rules.bots import RandomBot  # noqa: E402
-from buraco_rules.server import create_app  # noqa: E402
-from buraco_rules.server.store import SeatRow, TableStore  # noqa: E402
-from buraco_rules.server.tables import Table, TableHub, _new_seat  # noqa: E402
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.bots import RandomBot
+from buraco_rules.server import create_app
+from buraco_rules.server.store import SeatRow, TableStore
+from buraco_rules.server.tables import Table, TableHub, _new_seat
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -82,7 +81,9 @@ def quiet(ws: Any) -> None:
 
 
 def test_create_answers_a_token_and_a_link_for_each_human_seat(client: TestClient) -> None:
-    created = create(client, variant="italian", players=4, seats=["human", "greedy", "human", "random"])
+    created = create(
+        client, variant="italian", players=4, seats=["human", "greedy", "human", "random"]
+    )
     assert created["players"] == 4 and created["variant"] == "italian" and not created["match"]
     humans = [s for s in created["seats"] if s["kind"] == "human"]
     assert [s["seat"] for s in humans] == [0, 2]
@@ -206,7 +207,9 @@ def test_a_resent_move_is_answered_again_and_played_once(client: TestClient) -> 
     again.send_json({"type": "move", "seq": 1, "action": "draw"})
     assert again.receive_json() == {"type": "accepted", "seq": 1, "duplicate": True}
     assert again.receive_json()["number"] == 1
-    again.send_json({"type": "move", "seq": 1, "action": {"format": 1, "type": "action", "action": "draw"}})
+    again.send_json(
+        {"type": "move", "seq": 1, "action": {"format": 1, "type": "action", "action": "draw"}}
+    )
     assert again.receive_json()["duplicate"] is True
     again.receive_json()
     table = hub(client).tables[created["table"]]
@@ -221,7 +224,13 @@ def test_a_resent_move_is_answered_again_and_played_once(client: TestClient) -> 
         "next_seq": 2,
     }
     assert len(table.moves) == 1
-    again.send_json({"type": "move", "seq": 2, "action": {"format": 1, "type": "action", "action": f"discard {card}"}})
+    again.send_json(
+        {
+            "type": "move",
+            "seq": 2,
+            "action": {"format": 1, "type": "action", "action": f"discard {card}"},
+        }
+    )
     assert again.receive_json()["type"] == "accepted"
     assert len(table.moves) == 2
 
@@ -272,7 +281,7 @@ def test_the_page_and_its_files_are_served_with_a_strict_policy(client: TestClie
     assert page.headers["referrer-policy"] == "no-referrer"
     for element in ('id="hand"', 'id="stock-count"', 'id="btn-draw"', 'id="create"'):
         assert element in page.text
-    assert "http" not in page.text.replace('http-equiv', '')  # nothing loaded from elsewhere
+    assert "http" not in page.text.replace("http-equiv", "")  # nothing loaded from elsewhere
     script = client.get("/static/table.js")
     assert script.status_code == 200 and "WebSocket" in script.text
     assert client.get("/static/table.css").headers["content-type"].startswith("text/css")

@@ -89,11 +89,7 @@ class Seat:
                         action = br.format_action(self.bot.choose(seen, self.rng))
                     self.awaited = message["number"] + 1
                     self.sent_at = time.perf_counter()
-                    await ws.send(
-                        json.dumps(
-                            {"type": "move", "seq": self.seq, "action": action}
-                        )
-                    )
+                    await ws.send(json.dumps({"type": "move", "seq": self.seq, "action": action}))
                     self.seq += 1
 
 
@@ -133,9 +129,12 @@ def run(
             seats: list[Seat] = []
             for t in range(tables):
                 created = create(url, {"variant": variant, "seats": ["human", "human"]})
+                ws_url = f"ws://127.0.0.1:{port}/ws"
                 for s in created["seats"]:
-                    seats.append(Seat(f"ws://127.0.0.1:{port}/ws", created["table"],
-                                      s["seat"], s["token"], t * 2 + s["seat"], greedy))  # fmt: skip
+                    seed = t * 2 + s["seat"]
+                    seats.append(
+                        Seat(ws_url, created["table"], s["seat"], s["token"], seed, greedy)
+                    )
             cpu0, wall0 = cpu_seconds(server.pid), time.perf_counter()
             client0 = time.process_time()
 
@@ -176,7 +175,9 @@ def main() -> int:
     parser.add_argument("--client", choices=("random", "greedy"), default="random")
     parser.add_argument("--profile", metavar="FILE", help="run the server under cProfile")
     args = parser.parse_args()
-    print("| tables | moves | moves/s | p50 ms | p99 ms | server CPU | server peak RSS | clients' CPU |")
+    columns = ["tables", "moves", "moves/s", "p50 ms", "p99 ms", "server CPU"]
+    columns += ["server peak RSS", "clients' CPU"]
+    print("| " + " | ".join(columns) + " |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in args.tables:
         r = run(n, args.timeout, args.variant, args.client == "greedy", args.profile)

@@ -13,8 +13,14 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import bench_command, match_command, play_command, replay_command, simulate_command
-from . import serve_command
+from . import (
+    bench_command,
+    match_command,
+    play_command,
+    replay_command,
+    serve_command,
+    simulate_command,
+)
 
 __all__ = ["main"]
 

@@ -84,9 +84,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(message)s")
     for name in ("uvicorn.access", "uvicorn.error", "buraco_rules.server"):
         logging.getLogger(name).addFilter(_NoTokens())
-    app = create_app(
-        args.db, bot_delay=args.bot_delay, rate=args.rate, max_tables=args.max_tables
-    )
+    app = create_app(args.db, bot_delay=args.bot_delay, rate=args.rate, max_tables=args.max_tables)
     print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
     sys.stdout.flush()
     uvicorn.run(

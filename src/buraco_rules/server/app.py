@@ -103,7 +103,11 @@ def create_app(
     async def variant_list(request: Request) -> Response:
         return JSONResponse(
             [
-                {"name": n, "title": variants.get(n).title, "players": variants.get(n).player_counts}
+                {
+                    "name": n,
+                    "title": variants.get(n).title,
+                    "players": variants.get(n).player_counts,
+                }
                 for n in variants.NAMES
             ]
         )
@@ -123,10 +127,11 @@ def create_app(
             created = hub.create(spec)
         except CreateError as error:
             return _error(400, "bad-table", str(error))
+        root = request.scope.get("root_path", "")  # where the app is mounted, if it is
         for seat in created["seats"]:
             if seat["kind"] == "human":
                 # In the fragment: browsers never send it, so it reaches no log.
-                seat["link"] = f"/#table={created['table']}&token={seat['token']}"
+                seat["link"] = f"{root}/#table={created['table']}&token={seat['token']}"
         return JSONResponse(created, status_code=201, headers={"Cache-Control": "no-store"})
 
     async def socket(websocket: WebSocket) -> None:

@@ -176,16 +176,16 @@ class TableStore:
                         )
                         if item.finished:
                             db.execute("UPDATE tables SET finished = 1 WHERE id = ?", item.row[:1])
-                    except sqlite3.Error as error:
+                    except sqlite3.Error as refused:
                         db.execute("ROLLBACK TO move")
-                        errors.append(error)
+                        errors.append(refused)
                     else:
                         errors.append(None)
                     db.execute("RELEASE move")
-        except sqlite3.Error as error:  # the commit itself failed: nothing of the batch is in
-            errors = [error] * len(batch)
-        for item, error in zip(batch, errors, strict=True):
-            item.loop.call_soon_threadsafe(_settle, item.done, error)
+        except sqlite3.Error as failed:  # the commit itself failed: nothing of the batch is in
+            errors = [failed] * len(batch)
+        for item, outcome in zip(batch, errors, strict=True):
+            item.loop.call_soon_threadsafe(_settle, item.done, outcome)
 
     def seat_of(self, token: str) -> tuple[str, int] | None:
         """The table and seat a token opens, or None."""
@@ -224,7 +224,6 @@ class TableStore:
         return StoredTable(table_id, start, seats, moves, bool(row[2]))
 
 
-
 @attrs.frozen
 class _Append:
     loop: asyncio.AbstractEventLoop
@@ -252,7 +251,7 @@ def _connect(path: str) -> sqlite3.Connection:
     return db
 
 
-class _transaction:  # noqa: N801 - used as a context manager, like a function
+class _transaction:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 

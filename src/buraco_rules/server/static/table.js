@@ -69,7 +69,7 @@
 
   async function loadVariants() {
     try {
-      const response = await fetch("/api/variants");
+      const response = await fetch("api/variants");
       for (const v of await response.json()) variants[v.name] = v;
     } catch (error) {
       return; // the form still works with the built-in choices
@@ -137,7 +137,7 @@
     $("create-error").hidden = true;
     let answer;
     try {
-      const response = await fetch("/api/tables", {
+      const response = await fetch("api/tables", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify(request),
@@ -166,7 +166,7 @@
         link.id = "link-" + seat.seat;
         link.addEventListener("focus", () => link.select());
         const open = document.createElement("a");
-        open.href = seat.link;
+        open.href = seat.link;  // same origin: the page of this server
         open.textContent = "play this seat";
         open.className = "play";
         open.id = "play-" + seat.seat;
@@ -191,8 +191,11 @@
   }
 
   function connect() {
-    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(scheme + location.host + "/ws");
+    // Relative to the page, so that the server works mounted under a path too.
+    const url = new URL("ws", location.href);
+    url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+    url.hash = "";
+    socket = new WebSocket(url.href);
     setConn("connecting", "connecting\u2026");
     socket.onopen = () => {
       // The token travels in the first message, never in a URL: it reaches no access log.
@@ -508,7 +511,7 @@
       box.append(note);
     } else {
       const again = document.createElement("a");
-      again.href = "/";
+      again.href = "./";
       again.id = "new-table";
       again.textContent = "New table";
       again.className = "button";
