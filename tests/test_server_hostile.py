@@ -239,3 +239,18 @@ def test_a_real_server_closes_oversized_frames_and_logs_no_token(tmp_path: Path)
     text = log.read_text()
     assert "GET /ws" in text or "/ws" in text  # the access log is on...
     assert token not in text  # ...and holds no token, even one put in a URL
+
+
+def test_a_connection_that_never_joins_is_closed(tmp_path: Path) -> None:
+    with (
+        TestClient(create_app(tmp_path / "j.sqlite", join_timeout=0.2)) as client,
+        client.websocket_connect("/ws") as ws,
+    ):
+        assert ws.receive_json() == {
+            "type": "error",
+            "code": "join-timeout",
+            "message": "no join in time",
+        }
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 1008

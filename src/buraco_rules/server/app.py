@@ -35,7 +35,6 @@ log = logging.getLogger("buraco_rules.server")
 MAX_BODY_BYTES: Final = 4096
 """The largest request body ``POST /api/tables`` reads."""
 
-_JOIN_TIMEOUT: Final = 10.0  # seconds a connection may wait before its join
 _MAX_QUEUED: Final = 256  # messages queued for a client that reads too slowly
 _MAX_PER_SEAT: Final = 8  # connections one seat may hold at once (a laptop and a phone...)
 _CLOSE_CODES: Final = {"too-big": 1009, "binary": 1003}  # others close with 1008 (policy)
@@ -65,11 +64,13 @@ def create_app(
     bot_delay: float = 0.5,
     rate: float = 20.0,
     max_tables: int = 1000,
+    join_timeout: float = 10.0,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
     (created on first use). ``bot_delay`` is the pause before each bot move in seconds,
     ``rate`` the messages per second a connection may send (bursts of twice as many), and
-    ``max_tables`` the most unfinished tables it holds. The hub is ``app.state.hub`` once the
+    ``max_tables`` the most unfinished tables it holds; a connection that has not joined a seat
+    within ``join_timeout`` seconds is closed. The hub is ``app.state.hub`` once the
     application has started (its lifespan reloads every unfinished table)."""
     page = _asset("index.html")
     assets = {name: _asset(name) for name in _STATIC}
@@ -135,7 +136,7 @@ def create_app(
         return JSONResponse(created, status_code=201, headers={"Cache-Control": "no-store"})
 
     async def socket(websocket: WebSocket) -> None:
-        await _Client(websocket, websocket.app.state.hub, rate).serve()
+        await _Client(websocket, websocket.app.state.hub, rate, join_timeout).serve()
 
     return Starlette(
         routes=[
@@ -158,7 +159,10 @@ class _Client:
     """One WebSocket connection: reads frames, rate-limits them, and writes what the hub sends
     through a bounded queue (a client that stops reading is dropped, not waited for)."""
 
-    def __init__(self, websocket: WebSocket, hub: TableHub, rate: float) -> None:
+    def __init__(
+        self, websocket: WebSocket, hub: TableHub, rate: float, join_timeout: float
+    ) -> None:
+        self.join_timeout = join_timeout
         self.websocket = websocket
         self.hub = hub
         self.rate = rate
@@ -194,7 +198,7 @@ class _Client:
         try:
             message = await asyncio.wait_for(self.websocket.receive(), timeout)
         except TimeoutError:
-            raise ProtocolError("join-timeout", "join within 10 seconds", close=True) from None
+            raise ProtocolError("join-timeout", "no join in time", close=True) from None
         if message["type"] == "websocket.disconnect":
             return None
         self._spend()
@@ -218,7 +222,7 @@ class _Client:
         try:
             while not self.closing:
                 try:
-                    text = await self._frame(None if joined else _JOIN_TIMEOUT)
+                    text = await self._frame(None if joined else self.join_timeout)
                     if text is None:
                         break
                     message = read_frame(text)
