@@ -1,6 +1,7 @@
 """The page in a real browser: headless Chromium (Debian's ``chromium`` and ``chromium-driver``)
 driven by Selenium opens the page of a started ``buraco-rules serve``, creates a 2-player table
-against a bot, and plays a whole hand by clicking, as a person would. After every move the page
+against a bot, and plays a whole hand by clicking, as a person would (the server is killed and
+restarted once on the way: the page reconnects to the same position). After every move the page
 is checked against the seat's own view, which the test receives on a second WebSocket of the
 same seat: the hand, both teams' melds, the counts, whose turn it is, and at the end the score.
 
@@ -194,7 +195,7 @@ def test_a_whole_hand_in_the_browser(browser: Any, tmp_path: Path) -> None:
             browser.find_element("css selector", "#all-moves summary").click()
             bot, rng = GreedyBot(), random.Random(16)
             turns = 0
-            refused = pictured = False
+            refused = pictured = restarted = False
             while True:
                 message = check_page(browser, observer)
                 shown = message["number"]
@@ -212,6 +213,15 @@ def test_a_whole_hand_in_the_browser(browser: Any, tmp_path: Path) -> None:
                     both_melded = all(seen.melds) and len(seen.hand) >= 6
                     if not pictured and (both_melded or turns == 12):
                         pictured = _pictures(browser, tmp_path)
+                    if turns == 3:  # the server dies; the page reconnects to the same place
+                        server.kill()
+                        wait_for(lambda: _connection(browser) == "closed", "the page to notice")
+                        server.start()
+                        observer.close()
+                        observer = Observer(server.ws_url, params["table"], params["token"])
+                        wait_for(lambda: _connection(browser) == "open", "the page to reconnect")
+                        assert check_page(browser, observer)["number"] == shown
+                        restarted = True
                 play(browser, action)
                 wait_for(lambda s=shown: number(browser) > s, f"{action} to be played")
                 assert browser.find_element("id", "message").get_attribute("data-code") == ""
@@ -222,9 +232,13 @@ def test_a_whole_hand_in_the_browser(browser: Any, tmp_path: Path) -> None:
                 cells = [int(td.text) for td in row.find_elements("css selector", "td")]
                 assert cells == [final[0][item], final[1][item]]
             assert browser.find_element("id", "score").is_displayed()
-            assert refused and pictured
+            assert refused and pictured and restarted
         finally:
             observer.close()
+
+
+def _connection(driver: Any) -> str:
+    return str(driver.find_element("id", "conn").get_attribute("data-state"))
 
 
 def _refusal(driver: Any, seen: br.PlayerView) -> bool:

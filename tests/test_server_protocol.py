@@ -115,9 +115,15 @@ def test_create_refuses_a_bad_request(client: TestClient, request_body: object) 
 
 
 def test_create_refuses_malformed_and_oversized_bodies(client: TestClient) -> None:
-    assert client.post("/api/tables", content=b"{").json()["code"] == "malformed"
-    assert client.post("/api/tables", content=b"[" * 3000).json()["code"] == "malformed"
-    big = client.post("/api/tables", content=b" " * 5000)
+    json_type = {"Content-Type": "application/json"}
+    assert client.post("/api/tables", content=b"{", headers=json_type).json()["code"] == "malformed"
+    bomb = client.post("/api/tables", content=b"[" * 3000, headers=json_type)
+    assert bomb.status_code == 400 and bomb.json()["code"] == "malformed"
+    # A form or plain text, which another site's page could send without the browser asking:
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        sneaky = client.post("/api/tables", content=b"{}", headers={"Content-Type": kind})
+        assert sneaky.status_code == 415
+    big = client.post("/api/tables", content=b" " * 5000, headers=json_type)
     assert big.status_code == 413 and big.json()["code"] == "too-big"
     assert client.get("/api/tables").status_code == 405
     assert hub(client).tables == {}

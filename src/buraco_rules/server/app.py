@@ -114,6 +114,11 @@ def create_app(
         )
 
     async def create_table(request: Request) -> Response:
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            # Another site's page may send a form or plain text here without asking first;
+            # JSON needs the browser's cross-origin check, which this server never grants.
+            return _error(415, "malformed", "send the request as application/json")
         body = b""
         async for chunk in request.stream():
             body += chunk
