@@ -49,3 +49,10 @@ def test_memory_mode_reports_every_cache_and_a_bound(capsys: pytest.CaptureFixtu
     caches = result["caches"]
     assert len(caches) >= 10 and any(c["entries"] for c in caches.values())
     assert result["bound_bytes"] >= result["bytes_held"] > 0
+
+
+def test_replay_figures_are_reported_for_a_short_record_and_match() -> None:
+    result = bench.replay_figures(actions=300, hands=(5, 20))
+    assert result["replay_actions"] == 300 and result["replay_chars"] > 0
+    assert result["us_replay_per_action"] > 0 and result["replay_peak_mb"] > 0
+    assert result["us_match_replay_per_hand_5"] > 0 and result["us_match_replay_per_hand_20"] > 0

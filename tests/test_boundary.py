@@ -516,10 +516,14 @@ def test_a_view_pickles_and_copies_without_its_cached_state() -> None:
 def test_a_move_out_of_turn_is_refused_before_the_legal_actions_are_generated() -> None:
     # A timing we can avoid: generating the legal actions of the seat to act costs what its hand
     # holds, so a probe out of turn must be answered without it (the cache stays empty).
+    # The probe is a take with a meld, which only the generator decides (a draw, a discard or
+    # an open take is checked without listing the legal actions, in turn or not).
     state = br.new_game(variants.BURACO_FECHADO, 4, seed=5)
+    probe = br.TakeDiscardPile(br.NewMeld("5H 6H 7H"))
     for player in (1, 2, 3, 1.0, "0"):
-        error = br.why_illegal(state, br.DrawFromStock(), player=player)
+        error = br.why_illegal(state, probe, player=player)
         assert error is not None and error.code is br.ErrorCode.NOT_YOUR_TURN
         assert state._legal is None
     assert br.why_illegal(state, br.DrawFromStock(), player=0) is None
+    assert br.why_illegal(state, probe, player=0) is not None  # in turn: listed, then refused
     assert state._legal is not None

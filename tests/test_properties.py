@@ -478,7 +478,10 @@ def test_live_states_have_moves_and_finished_ones_none(
         ):
             assert refused(state, action).code is br.ErrorCode.GAME_OVER
             assert not br.is_legal(state, action)
-        if state.went_out is None:  # R15: the hand ended because no card could be drawn
+        if state.outcome == br.Outcome(br.Termination.STALEMATE):  # R24: idle turns in a row
+            assert state.idle_turns == rules.stalemate_turns
+            assert not rules.closed_discard_pile
+        elif state.went_out is None:  # R15: the hand ended because no card could be drawn
             assert len(state.stock) == rules.stock_reserve  # R21
             if rules.extra_pile_becomes_stock:
                 assert state.extra_piles == (None, None)

@@ -41,7 +41,8 @@ from .formats import (
     to_data,
     to_json,
 )
-from .match import Match, new_match
+from .limits import longest_hand
+from .match import History, Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
 from .memo import clear_caches
 from .outcome import Outcome, Termination
@@ -68,6 +69,7 @@ __all__ = [
     "ErrorCode",
     "GameRecord",
     "GameState",
+    "History",
     "IllegalAction",
     "InvalidRecord",
     "InvalidRules",
@@ -99,6 +101,7 @@ __all__ = [
     "from_json",
     "is_legal",
     "legal_actions",
+    "longest_hand",
     "new_game",
     "new_match",
     "parse_action",

@@ -95,6 +95,7 @@ def _deal(seen: PlayerView, cards: Sequence[Card]) -> GameState:
         untouched_extra_pile=seen.untouched_extra_pile,
         taken_single_card=seen.taken_single_card,
         went_out=seen.went_out,
+        idle_turns=seen.idle_turns,
     )
 
 
@@ -179,6 +180,8 @@ def _shape_problem(seen: PlayerView) -> str | None:
         return "melds must be a pair of tuples of Meld"
     if seen.taken_single_card is not None and type(seen.taken_single_card) is not Card:
         return "taken_single_card must be a card or None"
+    if type(seen.idle_turns) is not int:
+        return "idle_turns must be an int"
     return None
 
 

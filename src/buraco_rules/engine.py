@@ -226,6 +226,10 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
         # Refused before the legal actions are generated: a move out of turn then costs the
         # same whatever the hand of the seat to act holds (no timing tells it apart).
         _refuse(state, action, player)
+    if state._legal is None:
+        quick = _apply_unlisted(state, action, player)
+        if quick is not None:
+            return quick
     actions, recipes = _generated(state)
     index = -1
     for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
@@ -242,6 +246,29 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
     if after is None:  # the listed action object was forced to change after it was listed
         _refuse(state, action, player, listed=True)
     return after
+
+
+def _apply_unlisted(state: GameState, action: object, player: object) -> GameState | None:
+    """The next state of a draw, a discard or an open take in a state whose legal actions were
+    never listed, checked by the checker alone; None for any other action (the generator decides).
+
+    Why: a replay (or a server that applies moves without listing them) would otherwise list
+    every legal action of every state, and a hand of 70 cards lists thousands of melds, so that a
+    record of take-one/discard-one turns cost milliseconds per action. These three kinds are
+    cheap to check, and the checker accepts exactly what the generator lists (the tests hold
+    them to it); melds, whose number in a hand is bounded by its cards, keep the generator."""
+    if type(action) is Discard:
+        if type(action.card) is not Card:
+            return None
+        check(state, action, player)  # raises the IllegalAction that _refuse would raise
+        return transitions.discard(state, action.card)
+    if type(action) is DrawFromStock:
+        check(state, action, player)
+        return transitions.draw(state)
+    if type(action) is TakeDiscardPile and action.meld is None:
+        check(state, action, player)
+        return transitions.open_take(state)
+    return None
 
 
 def _not_a_state(state: object) -> NoReturn:

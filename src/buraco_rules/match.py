@@ -23,18 +23,152 @@ any Python version.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Generic, NoReturn, TypeVar, overload
 
 import attrs
 
 from . import engine
 from .cards import Card
+from .limits import MAX_MATCH_HANDS
 from .quoting import describe
 from .rules import RuleSet
 from .scoring import TeamScore, score
 from .state import GameState
 
-__all__ = ["Match", "new_match"]
+__all__ = ["History", "Match", "new_match"]
+
+T = TypeVar("T")
+
+
+class History(Sequence[T], Generic[T]):
+    """An immutable sequence that equals the tuple of its items and shares all but its last item
+    with the history it extends: :meth:`append` costs O(1), so a match with thousands of hands
+    neither copies its finished hands at each new one nor keeps a copy per state of a replay.
+
+    It reads like a tuple (``len``, indexing, slicing, iteration, ``==`` and ``hash`` as the
+    tuple of its items), and is one (with ``tuple(history)``) where a tuple is needed.
+    Prefixes are shared: ``history[:k]`` is the very history that had ``k`` items. Indexing
+    walks back from the last item, so ``history[-1]`` is O(1) and ``history[0]`` O(len).
+
+    >>> h = History(("a", "b")).append("c")
+    >>> h == ("a", "b", "c"), h[-1], len(h), h[:2] == ("a", "b")
+    (True, 'c', 3, True)
+    """
+
+    __slots__ = ("_before", "_item", "_length")
+    _before: History[T] | None
+    _item: T
+    _length: int
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        before: History[T] | None = None
+        last: Any = None
+        length = 0
+        for item in items:
+            if length:
+                before = _node(before, last, length)
+            last, length = item, length + 1
+        _set = object.__setattr__
+        _set(self, "_before", before)
+        _set(self, "_item", last)
+        _set(self, "_length", length)
+
+    def append(self, item: T) -> History[T]:
+        """This history with ``item`` after its last: a new history; this one does not change."""
+        return _node(self if self._length else None, item, self._length + 1)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"a History is immutable: {name} cannot be set")
+
+    def __len__(self) -> int:
+        return self._length
+
+    def _node_at(self, index: int) -> History[T]:
+        """The history whose last item is item ``index`` (0 <= index < len)."""
+        node: History[T] = self
+        for _ in range(self._length - 1 - index):
+            node = node._before  # type: ignore[assignment]  # never None above index 0
+        return node
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> History[T]: ...
+    def __getitem__(self, index: int | slice) -> T | History[T]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            if start == 0 and step == 1:  # a prefix: shared, not copied
+                return self._node_at(stop - 1) if stop > 0 else History()
+            return History(tuple(self)[index])
+        if type(index) is not int:
+            index = index.__index__()
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError("History index out of range")
+        return self._node_at(index)._item
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(tuple(reversed(self))[::-1])
+
+    def __reversed__(self) -> Iterator[T]:
+        node: History[T] | None = self if self._length else None
+        while node is not None:
+            yield node._item
+            node = node._before
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, History):
+            if self._length != other._length:
+                return False
+            a: History[Any] | None = self if self._length else None
+            b: History[Any] | None = other if other._length else None
+            while a is not None and b is not None:
+                if a is b:  # a shared prefix: equal from here down
+                    return True
+                if a._item != b._item:
+                    return False
+                a, b = a._before, b._before
+            return True
+        if isinstance(other, tuple):
+            return self._length == len(other) and tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))  # equal to a tuple, so hashed as one
+
+    def __add__(self, other: Iterable[T]) -> History[T]:
+        history = self
+        for item in other:
+            history = history.append(item)
+        return history
+
+    def __repr__(self) -> str:
+        return f"History({tuple(self)!r})"
+
+    def __reduce__(self) -> tuple[object, tuple[tuple[T, ...]]]:
+        # Flat, so that pickling a long history does not recurse once per item.
+        return (History, (tuple(self),))
+
+
+def _node(before: History[T] | None, item: T, length: int) -> History[T]:
+    node: History[T] = History.__new__(History)
+    _set = object.__setattr__
+    _set(node, "_before", before)
+    _set(node, "_item", item)
+    _set(node, "_length", length)
+    return node
+
+
+def _hands(values: Iterable[GameState]) -> History[GameState]:
+    return values if type(values) is History else History(values)
+
+
+def _score_pairs(
+    values: Iterable[tuple[TeamScore, TeamScore]],
+) -> History[tuple[TeamScore, TeamScore]]:
+    return values if type(values) is History else History(values)
 
 
 @attrs.frozen(kw_only=True)
@@ -52,10 +186,20 @@ class Match:
     """Explicit decks in deal order, hand ``k`` dealt from ``decks[k % len(decks)]``; or None."""
     hand: GameState
     """The hand in play; once the match is over, its last hand (which is over too)."""
-    finished_hands: tuple[GameState, ...] = ()
-    """The last state of every finished hand, in order."""
-    scores: tuple[tuple[TeamScore, TeamScore], ...] = ()
-    """Each finished hand's scores (:func:`buraco_rules.score` of its last state), in order."""
+    finished_hands: History[GameState] = attrs.field(factory=History, converter=_hands)
+    """The last state of every finished hand, in order (given as any sequence, kept as a
+    :class:`History`, which equals the tuple of its items). Each new match gets its own
+    (empty) history: no object is shared between matches that were not played from one."""
+    scores: History[tuple[TeamScore, TeamScore]] = attrs.field(
+        factory=History, converter=_score_pairs
+    )
+    """Each finished hand's scores (:func:`buraco_rules.score` of its last state), in order (a
+    :class:`History` too)."""
+    _totals: tuple[int, int] | None = attrs.field(
+        default=None, init=False, eq=False, repr=False, hash=False
+    )
+    """The sum of ``scores`` by team, kept once known: :func:`apply_to_match` carries it from a
+    match to the next and adds each new hand's scores, instead of summing them all again."""
 
     def __attrs_post_init__(self) -> None:
         # Cheap consistency checks: a Match built by hand must not break apply later.
@@ -70,6 +214,8 @@ class Match:
             raise ValueError("a match has either a seed or a non-empty tuple of decks")
         if len(self.scores) != len(self.finished_hands):
             raise ValueError("a match needs one pair of scores per finished hand")
+        if len(self.scores) > MAX_MATCH_HANDS:
+            raise ValueError(f"a match has at most {MAX_MATCH_HANDS} hands (R20)")
 
     @staticmethod
     def hand_seed(seed: int, k: int) -> int:
@@ -84,24 +230,40 @@ class Match:
     @property
     def totals(self) -> tuple[int, int]:
         """Each team's total: the sum of its scores over the finished hands (R16, R20)."""
-        return (
-            sum(pair[0].total for pair in self.scores),
-            sum(pair[1].total for pair in self.scores),
-        )
+        totals = self._totals
+        if totals is None:
+            totals = (
+                sum(pair[0].total for pair in self.scores),
+                sum(pair[1].total for pair in self.scores),
+            )
+            object.__setattr__(self, "_totals", totals)  # a cache: not part of the value
+        return totals
 
     @property
     def winner(self) -> int | None:
         """The team that won the match, or None while it goes on (R20): once a team's total has
-        reached the target after a hand, the higher total wins; equal totals play another hand."""
-        first, second = self.totals
-        if max(first, second) < self.rules.match_target or first == second:
-            return None
-        return 0 if first > second else 1
+        reached the target after a hand, the higher total wins; equal totals play another hand.
+        After the last hand a match may have (:data:`~buraco_rules.limits.MAX_MATCH_HANDS`) the
+        higher total wins whatever the target, and equal totals leave the match drawn (None)."""
+        return winner_of(self.rules, self.totals, len(self.scores))
 
     @property
     def is_over(self) -> bool:
-        """True once the match has a winner."""
-        return self.winner is not None
+        """True once the match has a winner, or has played its last hand (R20)."""
+        return len(self.scores) >= MAX_MATCH_HANDS or self.winner is not None
+
+
+def winner_of(rules: RuleSet, totals: tuple[int, int], hands: int) -> int | None:
+    """The team that has won a match with ``totals`` after ``hands`` finished hands, or None
+    (R20): once a team's total has reached the target, the higher total wins; equal totals play
+    another hand. After :data:`~buraco_rules.limits.MAX_MATCH_HANDS` hands the higher total wins
+    whatever the target."""
+    first, second = totals
+    if first == second:
+        return None
+    if max(first, second) < rules.match_target and hands < MAX_MATCH_HANDS:
+        return None
+    return 0 if first > second else 1
 
 
 def new_match(
@@ -128,6 +290,11 @@ def new_match(
     if decks is not None:
         if isinstance(decks, str | bytes) or not isinstance(decks, Sequence) or not decks:
             raise ValueError("decks must be a non-empty sequence of decks")
+        if len(decks) > MAX_MATCH_HANDS:
+            raise ValueError(
+                f"decks holds {len(decks):,} decks, more than the {MAX_MATCH_HANDS} hands a match "
+                "may have (R20)"
+            )
         explicit = tuple(tuple(engine._check_deck(deck)) for deck in decks)
     first = engine.new_game(
         rules,
@@ -162,14 +329,25 @@ def apply_to_match(match: Match, action: object, player: object = None) -> Match
     record its scores and deal the next hand unless the match is decided. Raises only
     :class:`~buraco_rules.IllegalAction` (a decided match's last hand is over: ``game-over``)."""
     hand = engine.apply(match.hand, action, player)
+    totals = match.totals  # known already, but for the first action of a match built by hand
     if not hand.is_over:
-        return attrs.evolve(match, hand=hand)
-    played = attrs.evolve(
-        match,
-        hand=hand,
-        finished_hands=(*match.finished_hands, hand),
-        scores=(*match.scores, score(hand)),
+        return _with_totals(attrs.evolve(match, hand=hand), totals)
+    pair = score(hand)
+    played = _with_totals(
+        attrs.evolve(
+            match,
+            hand=hand,
+            finished_hands=match.finished_hands.append(hand),
+            scores=match.scores.append(pair),
+        ),
+        (totals[0] + pair[0].total, totals[1] + pair[1].total),
     )
     if played.is_over:
         return played
-    return attrs.evolve(played, hand=_deal(played, len(played.finished_hands)))
+    following = attrs.evolve(played, hand=_deal(played, len(played.finished_hands)))
+    return _with_totals(following, played.totals)
+
+
+def _with_totals(match: Match, totals: tuple[int, int]) -> Match:
+    object.__setattr__(match, "_totals", totals)
+    return match

@@ -26,6 +26,10 @@ class Termination(enum.Enum):
     STOCK_EXHAUSTED = "stock-exhausted"
     """The player to draw found no card they could draw: the stock ran out and no extra pile
     could replace it (R15), or it ran down to the cards the rules leave in it (R21)."""
+    STALEMATE = "stalemate"
+    """So many turns in a row passed with no card drawn from the stock and none laid on the
+    table (``RuleSet.stalemate_turns``) that the hand could go on for ever: it is scored as when
+    the stock runs out (R24)."""
 
 
 @attrs.frozen
@@ -39,12 +43,16 @@ class Outcome:
 
 _WENT_OUT: Final = (Outcome(Termination.WENT_OUT, 0), Outcome(Termination.WENT_OUT, 1))
 _EXHAUSTED: Final = Outcome(Termination.STOCK_EXHAUSTED, None)
+_STALEMATE: Final = Outcome(Termination.STALEMATE, None)
 
 
-def outcome_of(over: bool, went_out: int | None) -> Outcome | None:
-    """The outcome of a hand that is ``over`` (or not) and that team ``went_out`` ended (or None).
+def outcome_of(over: bool, went_out: int | None, stalemate: bool = False) -> Outcome | None:
+    """The outcome of a hand that is ``over`` (or not) and that team ``went_out`` ended (or None),
+    in ``stalemate`` (R24) or not.
 
     One home for the reading shared by states and views."""
     if not over:
         return None
-    return _EXHAUSTED if went_out is None else _WENT_OUT[went_out]
+    if went_out is not None:
+        return _WENT_OUT[went_out]
+    return _STALEMATE if stalemate else _EXHAUSTED

@@ -39,6 +39,19 @@ MAX_SET_SIZE: Final = 9
 """The most cards a set can ever hold: the 8 natural copies of a rank and one wildcard (R2, R5,
 R7)."""
 
+STALEMATE_TURNS: Final = 12
+"""R24: the presets end a hand after this many turns in a row without progress: three rounds of
+a table of four (six of a table of two), every seat having chosen each time not to draw."""
+MIN_STALEMATE_TURNS: Final = 4
+"""R24: the fewest turns a rule set may set, so that every seat of a table of four has had a turn
+(and chosen not to draw) before a stalemate ends the hand."""
+MAX_STALEMATE_TURNS: Final = 24
+"""R24: the most turns a rule set may set (six rounds of four); it bounds the longest hand, from
+which the decoders' limits are derived (:mod:`buraco_rules.limits`)."""
+TEXT_CHARS: Final = 200
+"""The longest ``name`` or ``title`` of a rule set: they are written into every document that
+holds a customised rule set, whose size the decoders bound."""
+
 MAX_POINTS: Final = 10**9
 """The most points a card, bonus, penalty or match target may be worth: far above any real rule
 set (a target this high plays a match of as many hands as one likes), and it keeps every score a
@@ -74,9 +87,9 @@ def integer(low: int, high: int | None = None) -> Validator:
 
 
 def text(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    """Validator: ``value`` is a non-empty ``str``."""
-    if type(value) is not str or not value.strip():
-        _refuse(instance, attribute, "a non-empty str", value)
+    """Validator: ``value`` is a non-empty ``str`` of at most :data:`TEXT_CHARS` characters."""
+    if type(value) is not str or not value.strip() or len(value) > TEXT_CHARS:
+        _refuse(instance, attribute, f"a non-empty str of at most {TEXT_CHARS} characters", value)
 
 
 def instance_of(kind: type[object]) -> Validator:
@@ -205,6 +218,12 @@ class RuleSet:
     stock_reserve: int = ruled("R21", integer(0), default=0)
     """R21: cards at the bottom of the stock that are never drawn: the hand ends when the player
     to draw finds this many or fewer (0: only an empty stock ends it, R15)."""
+    stalemate_turns: int = ruled(
+        "R24", integer(MIN_STALEMATE_TURNS, MAX_STALEMATE_TURNS), default=STALEMATE_TURNS
+    )
+    """R24: a hand ends in stalemate, scored as when the stock runs out, after this many turns in a
+    row in which no card was drawn from the stock and none laid on the table. Every turn makes
+    progress where the pile is closed (R10), so only an open pile (R11) can reach it."""
     going_out_bonus: int = ruled("R16", integer(0, MAX_POINTS), default=100)
     """R16: points for the team that ends the hand by going out."""
     extra_pile_penalty: int = ruled("R16", integer(0, MAX_POINTS), default=100)

@@ -72,6 +72,10 @@ class GameState:
     """The single card taken from an open discard pile this turn; it may not be discarded (R11)."""
     went_out: int | None = None
     """The team that ended the hand by going out (R13), or None."""
+    idle_turns: int = 0
+    """R24: how many turns in a row no card was drawn from the stock and none laid on the table,
+    the turn in play included once it has taken the open pile and laid nothing yet. At
+    ``rules.stalemate_turns`` the hand ends in stalemate."""
     _legal: tuple[tuple[Action, ...], tuple[Recipe | None, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
@@ -90,7 +94,11 @@ class GameState:
     @property
     def outcome(self) -> Outcome | None:
         """None while the hand runs; once it is over, how it ended and who went out."""
-        return outcome_of(self.phase is Phase.OVER, self.went_out)
+        return outcome_of(
+            self.phase is Phase.OVER,
+            self.went_out,
+            self.idle_turns >= self.rules.stalemate_turns,
+        )
 
     @property
     def current_team(self) -> int:

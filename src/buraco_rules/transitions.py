@@ -34,6 +34,7 @@ def draw(state: GameState) -> GameState:
         phase=Phase.PLAY,
         stock=state.stock[1:],
         hands=set_item(state.hands, seat, hand[:i] + (card,) + hand[i:]),
+        idle_turns=0,  # R24: a card drawn from the stock is progress
     )
 
 
@@ -48,6 +49,7 @@ def open_take(state: GameState) -> GameState:
         discard_pile=(),
         hands=set_item(state.hands, seat, tuple(sorted(state.hands[seat] + pile))),
         taken_single_card=single,
+        idle_turns=state.idle_turns + 1,  # R24: idle unless a card is laid before the discard
     )
 
 
@@ -67,6 +69,7 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
         discard_pile=(),
         hands=set_item(state.hands, seat, hand),
         melds=set_item(state.melds, team, melds_with(state.melds[team], inner, result)),
+        idle_turns=0,  # R24: the top card is laid
     )
     return after if hand else _emptied_by_meld(after)
 
@@ -83,6 +86,7 @@ def meld(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> GameSta
         hands=set_item(state.hands, seat, remaining),
         melds=set_item(state.melds, team, melds_with(state.melds[team], action, result)),
         taken_single_card=banned_after(state, action.cards),
+        idle_turns=0,  # R24: cards laid on the table are progress
     )
     return after if remaining else _emptied_by_meld(after)
 
@@ -136,10 +140,21 @@ def discard(state: GameState, card: Card) -> GameState:
         extra_piles = set_item(extra_piles, team, None)
         extra_pile_taken = set_item(extra_pile_taken, team, True)
         untouched = set_item(untouched, team, seat)
+    rules = state.rules
+    if state.idle_turns >= rules.stalemate_turns:  # R24: the stalemate ends the hand
+        return replace(
+            state,
+            hands=hands,
+            discard_pile=discard_pile,
+            extra_piles=extra_piles,
+            extra_pile_taken=extra_pile_taken,
+            untouched_extra_pile=untouched,
+            phase=Phase.OVER,
+            taken_single_card=None,
+        )
     seat = (seat + 1) % state.players  # R1
     team = TEAM[seat]
     stock = state.stock
-    rules = state.rules
     if stock_exhausted(rules, stock):  # R15, R21
         if rules.extra_pile_becomes_stock:
             for t in (team, 1 - team):
@@ -221,6 +236,7 @@ def replace(
     untouched_extra_pile: Shared = KEEP,
     taken_single_card: Card | Keep | None = KEEP,
     went_out: int | Keep | None = KEEP,
+    idle_turns: int | Keep = KEEP,
 ) -> GameState:
     """``state`` with the given fields changed, every other one kept (spelled out rather than
     ``attrs.evolve``: this is on every step's path; a test holds it to the fields of
@@ -244,4 +260,5 @@ def replace(
         if taken_single_card is KEEP
         else taken_single_card,
         went_out=state.went_out if went_out is KEEP else went_out,
+        idle_turns=state.idle_turns if idle_turns is KEEP else idle_turns,
     )

@@ -138,6 +138,12 @@ def _type_problems(state: GameState) -> Iterator[str]:
     went_out = state.went_out
     if went_out is not None and (type(went_out) is not int or went_out not in (0, 1)):
         yield f"went_out must be a team (0 or 1) or None, not {describe(went_out)}"
+    idle = state.idle_turns
+    if type(idle) is not int or not 0 <= idle <= rules.stalemate_turns:
+        yield (
+            f"idle_turns must be an int from 0 to {rules.stalemate_turns}, not {describe(idle)} "
+            "(R24)"
+        )
 
 
 def _is_meld(meld: object) -> bool:
@@ -257,6 +263,7 @@ def _phase_problems(state: GameState) -> Iterator[str]:
                 "stock has no card to draw (R11, R15)"
             )
     went_out = state.went_out
+    yield from _idle_problems(state)
     if phase is not Phase.OVER:
         if went_out is not None:
             yield "a team went out, but the hand is not over (R13)"
@@ -277,6 +284,8 @@ def _phase_problems(state: GameState) -> Iterator[str]:
                 "move leads there (R14)"
             )
         return
+    if went_out is None and state.idle_turns >= state.rules.stalemate_turns:
+        return  # a stalemate (R24): the stock may still hold cards
     if went_out is None:  # the stock ran out (R15)
         if not stock_exhausted(state.rules, state.stock):
             yield "the hand is over with nobody going out, yet the stock has cards to draw (R15)"
@@ -291,3 +300,20 @@ def _phase_problems(state: GameState) -> Iterator[str]:
         yield f"team {went_out} went out without taking its extra pile (R12, R13)"
     elif not has_required_canasta(state, state.melds[went_out]):
         yield f"team {went_out} went out without the canasta it needs (R13)"
+
+
+def _idle_problems(state: GameState) -> Iterator[str]:
+    """R24: only a turn that took the open pile and laid nothing is idle, and the count ends the
+    hand when it reaches the rules' number."""
+    idle = state.idle_turns
+    if not idle:
+        return
+    rules = state.rules
+    if rules.closed_discard_pile:
+        yield "a closed pile is taken only by laying its top card, so no turn is idle (R10, R24)"
+    elif state.went_out is not None:
+        yield "a team went out, which lays cards, yet the turn is counted idle (R13, R24)"
+    elif state.phase is Phase.DRAW and idle >= rules.stalemate_turns:
+        yield f"{idle} turns in a row were idle, which ends the hand in stalemate (R24)"
+    elif state.phase is Phase.PLAY and state.discard_pile:
+        yield "the turn is counted idle, so it took the whole pile, yet the pile holds cards (R24)"

@@ -73,7 +73,10 @@ class PlayerView:
     (everyone saw it, R11), or None."""
     went_out: int | None
     """The *team* (0 or 1) that ended the hand by going out (R13), or None: the hand goes on, or
-    it ended because the stock ran out (R15)."""
+    it ended because the stock ran out (R15) or in stalemate (R24)."""
+    idle_turns: int = 0
+    """R24: turns in a row without a card drawn from the stock or laid on the table (everyone
+    sees both), as :attr:`GameState.idle_turns <buraco_rules.GameState.idle_turns>`."""
     _state: GameState | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
@@ -96,7 +99,11 @@ class PlayerView:
     @property
     def outcome(self) -> Outcome | None:
         """None while the hand runs; once it is over, how it ended and who went out."""
-        return outcome_of(self.phase is Phase.OVER, self.went_out)
+        return outcome_of(
+            self.phase is Phase.OVER,
+            self.went_out,
+            self.idle_turns >= self.rules.stalemate_turns,
+        )
 
     @property
     def is_my_turn(self) -> bool:
@@ -174,6 +181,7 @@ def view(state: GameState, seat: object) -> PlayerView:
         untouched_extra_pile=state.untouched_extra_pile,
         taken_single_card=state.taken_single_card,
         went_out=state.went_out,
+        idle_turns=state.idle_turns,
     )
     object.__setattr__(seen, "_of_a_state", True)
     return seen

@@ -46,7 +46,8 @@ from ..cards import DECK, Card, all_cards
 from ..determinize import canonical_state
 from ..engine import new_game
 from ..errors import InvalidState
-from ..match import Match
+from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
+from ..match import History, Match, winner_of
 from ..melds import Meld, classify
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
@@ -70,15 +71,31 @@ __all__ = [
 
 FORMAT: Final = 1
 """The version of the format written; readers accept exactly this version (``docs/formats.md``)."""
-MAX_JSON_CHARS: Final = 1_000_000
-"""Longer documents are refused unread (a whole match with every hand takes some tens of kB)."""
+_ACTION_CHARS: Final = 14
+"""The most characters an action takes in a list of a document, but for the cards it lays: the
+longest notation of a draw, take or discard (``discard 10H``), its quotes and comma."""
+_LAID_CHARS: Final = 5
+"""The most characters each card laid adds to its action (`` 10H``, and one for the longest
+keywords, ``take add 999``)."""
+_BOUNDED_CHARS: Final = 250_000
+"""What a document holds besides its actions, each part bounded: a rule set written in full
+(``RuleSet.name`` and ``title`` of at most 200 characters), a match's decks and scores (one per
+hand), a record's names and meta (:data:`buraco_rules.formats.records.MAX_NAME_CHARS`, ...), or
+a match's finished states."""
+MAX_JSON_CHARS: Final = (
+    MAX_MATCH_HANDS * (_ACTION_CHARS * MAX_HAND_ACTIONS + _LAID_CHARS * len(DECK)) + _BOUNDED_CHARS
+)
+"""Longer documents are refused unread. Derived from the game's bounds
+(:mod:`buraco_rules.limits`): the record of the longest match, :data:`MAX_MATCH_HANDS` hands of
+:data:`MAX_HAND_ACTIONS` actions, fits, and so does every document of a legal value."""
 MAX_DEPTH: Final = 32
 """Documents nested deeper are refused before they are parsed (the formats nest 6 deep)."""
 _MAX_INT: Final = 2**256
 """Integers are refused beyond ± this (a match's seed is the largest number in a document)."""
 _MAX_CARDS: Final = len(DECK)
-_MAX_ITEMS: Final = 10_000
-"""No list of a document is longer (a hand has some hundreds of actions)."""
+_MAX_ITEMS: Final = MAX_MATCH_ACTIONS
+"""No list of a document is longer: the longest is a match record's actions
+(:data:`buraco_rules.limits.MAX_MATCH_ACTIONS`)."""
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any, "_Context"], Any]
@@ -348,6 +365,8 @@ def _codec_for(tp: Any) -> tuple[Encoder, Decoder]:
     if tp in _SCALARS:
         return _SCALARS[tp]
     origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is History:  # written and read as a list, like a tuple
+        return _tuple_codec(_codec_for(args[0]), None)
     if origin is tuple:
         if args == (Card, ...):
             return _encode_cards, _decode_cards
@@ -395,6 +414,7 @@ def _declared_types() -> dict[type, dict[str, Any]]:
             "untouched_extra_pile": seats,
             "taken_single_card": Card | None,
             "went_out": int | None,
+            "idle_turns": int,
         },
         PlayerView: {
             "rules": RuleSet,
@@ -413,6 +433,7 @@ def _declared_types() -> dict[type, dict[str, Any]]:
             "untouched_extra_pile": seats,
             "taken_single_card": Card | None,
             "went_out": int | None,
+            "idle_turns": int,
         },
         TeamScore: {
             name: int for name in ("table", "canastas", "going_out", "hands", "extra_pile")
@@ -536,14 +557,13 @@ def _check_match(match: Match) -> None:
             raise DecodeError(f"decks: {error}") from None
     if len(match.scores) != len(match.finished_hands):
         raise DecodeError("the match has not one pair of scores per finished hand")
+    totals = (0, 0)  # after the hands before hand k: added up once, not again for each k
     for k, (hand, pair) in enumerate(zip(match.finished_hands, match.scores, strict=True)):
         if not hand.is_over or score(hand) != pair:
             raise DecodeError(f"finished hand {k} is not over, or its scores are not its own")
-        played = attrs.evolve(
-            match, finished_hands=match.finished_hands[:k], scores=match.scores[:k]
-        )
-        if k and played.is_over:
+        if k and winner_of(match.rules, totals, k) is not None:
             raise DecodeError(f"the match was decided before hand {k} (R20)")
+        totals = (totals[0] + pair[0].total, totals[1] + pair[1].total)
     decided = match.hand.is_over and match.finished_hands[-1:] == (match.hand,)
     if match.is_over != decided or (not match.is_over and match.hand.is_over):
         raise DecodeError("the hand in play does not match whether the match is decided (R20)")

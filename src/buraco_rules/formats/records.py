@@ -20,7 +20,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -29,14 +29,34 @@ from ..cards import Card
 from ..checks import describe
 from ..engine import apply, new_game
 from ..errors import IllegalAction
-from ..match import Match, new_match
+from ..limits import MAX_MATCH_HANDS, longest_hand
+from ..match import History, Match, new_match
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState, Phase
 from .errors import InvalidRecord, NotationError, ReplayError
 from .notation import format_action, parse_action
 
-__all__ = ["GameRecord", "MatchRecord", "replay"]
+__all__ = [
+    "MAX_META_ITEMS",
+    "MAX_META_KEY_CHARS",
+    "MAX_META_VALUE_CHARS",
+    "MAX_NAME_CHARS",
+    "GameRecord",
+    "MatchRecord",
+    "replay",
+]
+
+MAX_NAME_CHARS: Final = 100
+"""The longest player's name a record keeps (longer is an :class:`InvalidRecord`)."""
+MAX_META_ITEMS: Final = 16
+"""The most entries of a record's ``meta``."""
+MAX_META_KEY_CHARS: Final = 64
+"""The longest key of a record's ``meta``."""
+MAX_META_VALUE_CHARS: Final = 1000
+"""The longest value of a record's ``meta``. With the other limits, a record's document has a
+bounded size besides its actions, so that whatever ``to_json`` writes of a record that replays,
+``from_json`` reads back."""
 
 
 @attrs.frozen(kw_only=True)
@@ -48,20 +68,29 @@ class GameRecord:
 
     The fields are checked when the record is built (:class:`InvalidRecord`); cards and actions
     may be given in notation. Whether the actions are legal is :func:`replay`'s question. Make a
-    record of a game played with :meth:`from_game`.
+    record of a game played with :meth:`from_game`, and grow one move by move with
+    :meth:`append`.
     """
 
     rules: RuleSet
     players: int
     deck: tuple[Card, ...]
     first_player: int = 0
-    actions: tuple[Action, ...] = ()
+    actions: History[Action] = attrs.field(factory=History)
+    """The actions in the order played (given as any sequence, kept as a
+    :class:`~buraco_rules.History`, which equals the tuple of its items and lets
+    :meth:`append` share them)."""
     scores: tuple[TeamScore, TeamScore] | None = None
     """Each team's score at the end, as :func:`~buraco_rules.score` gives it; None if unknown."""
     names: tuple[str, ...] | None = None
     """The players' names, seat 0 first."""
     meta: Mapping[str, str] = attrs.field(factory=dict, hash=False)
     """Free-form information about the game (a read-only mapping once built)."""
+    _last: GameState | None = attrs.field(
+        default=None, init=False, eq=False, repr=False, hash=False
+    )
+    """The state after the last action, once known (:meth:`from_game` and :meth:`append` keep
+    it), so that appending one more action costs one ``apply``, not a replay."""
 
     def __attrs_post_init__(self) -> None:
         set_field = object.__setattr__  # the fields are normalised once, here
@@ -77,6 +106,7 @@ class GameRecord:
         if self.scores is not None and not _is_score_pair(self.scores):
             raise InvalidRecord(f"scores must be two TeamScores, not {describe(self.scores)}")
         _normalise(self)
+        set_field(self, "actions", History(self.actions))
 
     @classmethod
     def from_game(
@@ -98,12 +128,51 @@ class GameRecord:
             players=start.players,
             deck=_deal_order(start),
             first_player=start.current_player,
-            actions=tuple(actions),  # type: ignore[arg-type]  # notation is parsed on init
+            actions=History(actions),  # type: ignore[arg-type]  # notation is parsed on init
             names=None if names is None else tuple(names),
             meta={} if meta is None else meta,
         )
         last = replay(record)[-1]
-        return attrs.evolve(record, scores=score(last)) if last.is_over else record
+        if last.is_over:
+            record = attrs.evolve(record, scores=score(last))
+        object.__setattr__(record, "_last", last)  # a cache: not part of the value
+        return record
+
+    @property
+    def initial_state(self) -> GameState:
+        """The deal: the hand's first state, as :func:`~buraco_rules.new_game` deals it (a new
+        object on each call, equal to ``replay(record)[0]``)."""
+        return new_game(self.rules, self.players, deck=self.deck, first_player=self.first_player)
+
+    def append(self, action: Action | str) -> GameRecord:
+        """This record with ``action`` (an action, or its notation) played after its last: a
+        new record, equal to :meth:`from_game` of the same actions (with the final scores once
+        ``action`` ends the hand); this one does not change.
+
+        An action that is illegal after the record's last one raises the
+        :class:`~buraco_rules.IllegalAction` that :func:`~buraco_rules.apply` raises (text that
+        is no action, a :class:`NotationError`), and a record that does not replay a
+        :class:`ReplayError`. The state after the last action is kept with the record (replayed
+        once, for a record decoded or built by hand), and the new record shares the actions of
+        this one (a :class:`~buraco_rules.History`), so an append costs one ``apply`` and O(1)
+        more, however long the hand: what a server that records its table after every move
+        needs.
+        """
+        last = self._last
+        if last is None:
+            last = replay(self)[-1]
+            object.__setattr__(self, "_last", last)  # a cache: not part of the value
+        move = parse_action(action) if isinstance(action, str) else action
+        after = apply(last, move)
+        # A copy made field by field: the fields were checked when this record was built.
+        record: GameRecord = object.__new__(GameRecord)
+        set_field = object.__setattr__
+        for field in attrs.fields(GameRecord):
+            set_field(record, field.name, getattr(self, field.name))
+        set_field(record, "actions", self.actions.append(move))
+        set_field(record, "scores", score(after) if after.is_over else None)
+        set_field(record, "_last", after)
+        return record
 
 
 @attrs.frozen(kw_only=True)
@@ -183,7 +252,7 @@ class MatchRecord:
         )
         if record.start() != start:
             raise InvalidRecord(f"{describe(start)} is not a match as new_match starts it")
-        return attrs.evolve(record, scores=replay(record)[-1].scores)
+        return attrs.evolve(record, scores=tuple(replay(record)[-1].scores))
 
     def hands(self) -> tuple[GameRecord, ...]:
         """The record of each hand of the match, in order (the last one unfinished while the
@@ -209,7 +278,17 @@ def _is_score_pair(value: object) -> bool:
 def _normalise(record: GameRecord | MatchRecord) -> None:
     """Check and normalise the fields both records share (once, when the record is built)."""
     set_field = object.__setattr__
-    set_field(record, "actions", _actions(record.actions))
+    actions = _actions(record.actions)
+    most = longest_hand(record.rules, record.players)  # R24
+    if isinstance(record, MatchRecord):
+        most *= MAX_MATCH_HANDS  # R20
+    if len(actions) > most:
+        what = "match" if isinstance(record, MatchRecord) else "hand"
+        raise InvalidRecord(
+            f"{len(actions):,} actions are more than any {what} of {record.players} players of "
+            f"{record.rules.title} can last ({most:,}, R24)"
+        )
+    set_field(record, "actions", actions)
     if record.names is not None:
         names = _strings(record.names, "names")
         if len(names) != record.players:
@@ -258,6 +337,8 @@ def _strings(values: object, what: str) -> tuple[str, ...]:
     out = tuple(values)
     if not all(type(v) is str and _is_text(v) for v in out):
         raise InvalidRecord(f"{what} must be strings of Unicode text, not {describe(out)}")
+    if any(len(v) > MAX_NAME_CHARS for v in out):
+        raise InvalidRecord(f"{what} must be at most {MAX_NAME_CHARS} characters each")
     return out
 
 
@@ -280,6 +361,13 @@ def _meta(value: object) -> Mapping[str, str]:
         type(k) is str and type(v) is str and _is_text(k) and _is_text(v) for k, v in items.items()
     ):
         raise InvalidRecord(f"meta must map strings to strings of text, not {describe(items)}")
+    if len(items) > MAX_META_ITEMS or any(
+        len(k) > MAX_META_KEY_CHARS or len(v) > MAX_META_VALUE_CHARS for k, v in items.items()
+    ):
+        raise InvalidRecord(
+            f"meta holds at most {MAX_META_ITEMS} entries, keys of at most {MAX_META_KEY_CHARS} "
+            f"characters and values of at most {MAX_META_VALUE_CHARS}"
+        )
     return types.MappingProxyType(dict(sorted(items.items())))
 
 
@@ -296,6 +384,10 @@ def replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Ma
     An illegal action is a :class:`ReplayError` whose ``index`` is its position in
     ``record.actions`` and whose ``__cause__`` is the :class:`~buraco_rules.IllegalAction`;
     recorded scores that the game does not give are a :class:`ReplayError` too.
+
+    The time is linear in the actions, and the states returned keep no legal actions listed
+    while replaying (a state of a 70-card hand would keep thousands): the memory is that of the
+    states, which share their fields.
     """
     if isinstance(record, MatchRecord):
         matches = _replayed(record.start(), record.actions)
@@ -324,14 +416,24 @@ def replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Ma
 Played = typing.TypeVar("Played", GameState, Match)
 
 
-def _replayed(start: Played, actions: tuple[Action, ...]) -> tuple[Played, ...]:
+def _replayed(start: Played, actions: Iterable[Action]) -> tuple[Played, ...]:
     played = [start]
     for i, action in enumerate(actions):
+        before = played[-1]
         try:
-            played.append(apply(played[-1], action))
+            played.append(apply(before, action))
         except IllegalAction as error:
             raise ReplayError(f"action {i} ({str(action)!r}) is illegal: {error}", i) from error
+        _forget_legal_actions(before.hand if isinstance(before, Match) else before)
     return tuple(played)
+
+
+def _forget_legal_actions(state: GameState) -> None:
+    """Drop the legal actions that ``apply`` listed for ``state`` (a meld is checked against
+    them): a replay keeps every state, and a state of a 70-card hand would keep thousands of
+    actions (the states are the replay's own, made by it, so no caller loses a cache)."""
+    if state._legal is not None:
+        object.__setattr__(state, "_legal", None)
 
 
 def _totals(scores: tuple[TeamScore, TeamScore]) -> str:

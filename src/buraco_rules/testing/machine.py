@@ -263,6 +263,8 @@ class BuracoStateMachine(RuleBasedStateMachine):
                 raise AssertionError("a view shows a closed pile below its top (R10)")
             if seen.outcome != state.outcome:
                 raise AssertionError("a view gives another outcome than the state")
+            if seen.idle_turns != state.idle_turns:
+                raise AssertionError("a view gives another count of idle turns (R24)")
             listed = legal_actions(seen)
             if listed != (legal_actions(state) if seat == state.current_player else ()):
                 raise AssertionError(f"seat {seat}'s view lists other legal actions")

@@ -32,7 +32,7 @@ from ..engine import apply, legal_actions, new_game
 from ..errors import ErrorCode, InvalidRules
 from ..match import Match, new_match
 from ..melds import Meld, MeldKind
-from ..rules import RuleSet
+from ..rules import MAX_STALEMATE_TURNS, MIN_STALEMATE_TURNS, RuleSet
 from ..state import GameState, Phase
 from ..views import PlayerView, view
 
@@ -268,6 +268,9 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
         "may_go_out_discarding_wildcard": draw(st.booleans(), label="R13 wildcard"),
         "extra_pile_becomes_stock": draw(st.booleans(), label="R15"),
         "stock_reserve": draw(st.integers(min_value=0, max_value=3), label="R21"),
+        "stalemate_turns": draw(
+            st.integers(min_value=MIN_STALEMATE_TURNS, max_value=MAX_STALEMATE_TURNS), label="R24"
+        ),
         "going_out_bonus": draw(_bonus(), label="R16 going out"),
         "extra_pile_penalty": draw(_bonus(), label="R16 penalty"),
         "untouched_extra_pile_is_void": draw(st.booleans(), label="R19"),

@@ -21,6 +21,9 @@ BURACO_FECHADO = RuleSet(
     may_go_out_by_melding=True,
     may_go_out_discarding_wildcard=True,
     extra_pile_becomes_stock=True,  # R15
+    # R24 (stalemate_turns) keeps its default, 12: a closed pile is taken only by laying its top
+    # card, so every turn makes progress and it never ends a hand here; it stays on for a house
+    # rule that opens the pile.
     card_values=CardValues(joker=50, two=10, ace=15, eight_to_king=10, three_to_seven=5),  # R17
     canasta_bonuses=CanastaBonuses(mixed=100, clean=200, all_ranks=500, ace_to_ace=1000),  # R18
     match_target=3000,  # R20

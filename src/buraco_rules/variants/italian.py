@@ -21,6 +21,7 @@ ITALIAN = RuleSet(
     may_go_out_by_melding=False,  # R13: the last card must be discarded
     may_go_out_discarding_wildcard=False,  # R13
     extra_pile_becomes_stock=False,  # R15
+    stalemate_turns=12,  # R24: the open pile lets "take one, discard one" go on for ever
     card_values=CardValues(joker=30, two=20, ace=15, eight_to_king=10, three_to_seven=5),  # R17
     canasta_bonuses=CanastaBonuses(mixed=100, clean=200, all_ranks=200, ace_to_ace=200),  # R18
     match_target=2005,  # R20
