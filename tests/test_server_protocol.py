@@ -5,6 +5,7 @@ code, idempotent resends, bots, reloading after a restart, and the page."""
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,6 @@ pytest.importorskip("httpx")
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from starlette.testclient import TestClient
 
 import buraco_rules as br
 from buraco_rules import variants
@@ -25,6 +25,10 @@ from buraco_rules.bots import RandomBot
 from buraco_rules.server import create_app
 from buraco_rules.server.store import SeatRow, TableStore
 from buraco_rules.server.tables import Table, TableHub, _new_seat
+
+with warnings.catch_warnings():  # starlette's note about httpx's successor
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -333,3 +337,23 @@ def test_a_seats_messages_depend_only_on_its_view(
         assert other.hands != state.hands or other.stock != state.stock or not state.stock
         dealt = attrs.evolve(real, state=other)
         assert dealt.view_message(seat) == real.view_message(seat)
+
+
+def test_a_finished_table_leaves_memory_and_shows_its_score_again(client: TestClient) -> None:
+    created = create(client, variant="italian", players=2, seats=["human", "greedy"])
+    ws, _, view = joined(client, created, 0)
+    seq = 1
+    while not view["over"]:
+        if view["legal"]:
+            action = view["legal"][0] if view["legal"][0] in ("draw", "take") else None
+            action = action or next(a for a in view["legal"] if a.startswith("discard"))
+            ws.send_json({"type": "move", "seq": seq, "action": action})
+            assert ws.receive_json()["type"] == "accepted"
+            seq += 1
+        view = ws.receive_json()
+    assert len(view["scores"]) == 1 and view["legal"] == []
+    close_all()
+    assert created["table"] not in hub(client).tables  # nobody watches: out of memory
+    _, welcome, final = joined(client, created, 0)
+    assert final == view and welcome["next_seq"] == seq
+    assert created["table"] in hub(client).tables

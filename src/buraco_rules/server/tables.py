@@ -261,8 +261,11 @@ class TableHub:
         connection.send(table.view_message(seat))
 
     def leave(self, table: Table, seat: int, connection: Connection) -> None:
-        """Remove a connection from its seat."""
+        """Remove a connection from its seat; a finished table that nobody watches any more
+        leaves the memory (it is loaded again from the store if a seat comes back)."""
         table.seats[seat].connections.discard(connection)
+        if table.is_over and not any(s.connections for s in table.seats):
+            self.tables.pop(table.id, None)
 
     async def move(
         self, table: Table, seat: int, seq: int, action: object, connection: Connection
@@ -337,6 +340,14 @@ class TableHub:
             table.bot_task = asyncio.get_running_loop().create_task(self._bots(table))
 
     async def _bots(self, table: Table) -> None:
+        try:
+            await self._play_bots(table)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bot that fails stops its table's bots, not the server
+            log.exception("table %s: a bot failed", table.id)
+
+    async def _play_bots(self, table: Table) -> None:
         while True:
             await asyncio.sleep(self.bot_delay)
             async with table.lock:
