@@ -11,6 +11,8 @@ on the decoded view), so every move goes over a WebSocket and through the SQLite
 A move's latency runs from the client sending it to the client receiving the view that follows
 it. The server's CPU time and peak memory come from /proc (Linux). Every run stops by itself:
 after one hand per table, or after ``--timeout`` seconds. Listens on 127.0.0.1 only.
+``--think S`` makes each client pause a random 0 to 2S seconds before each move, to measure the
+latency of a server that is not saturated.
 """
 
 from __future__ import annotations
@@ -55,8 +57,9 @@ def peak_rss_mib(pid: int) -> float:
 
 class Seat:
     def __init__(
-        self, url: str, table: str, seat: int, token: str, seed: int, greedy: bool
+        self, url: str, table: str, seat: int, token: str, seed: int, greedy: bool, think: float
     ) -> None:
+        self.think = think
         self.url, self.table, self.seat, self.token = url, table, seat, token
         self.rng = random.Random(seed)
         self.bot = GreedyBot() if greedy else None
@@ -82,6 +85,8 @@ class Seat:
                 if message["over"]:
                     return
                 if message["legal"] and self.sent_at is None:
+                    if self.think:  # a pause before the move, as a person (or a slow bot) takes
+                        await asyncio.sleep(self.rng.uniform(0, 2 * self.think))
                     if self.bot is None:
                         action = self.rng.choice(message["legal"])
                     else:
@@ -103,7 +108,12 @@ def create(url: str, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(
-    tables: int, timeout: float, variant: str, greedy: bool, profile: str | None = None
+    tables: int,
+    timeout: float,
+    variant: str,
+    greedy: bool,
+    profile: str | None = None,
+    think: float = 0.0,
 ) -> dict[str, float]:
     port = free_port()
     python = [sys.executable] + (["-m", "cProfile", "-o", profile] if profile else [])
@@ -174,13 +184,20 @@ def main() -> int:
     parser.add_argument("--variant", default="canasta-stbl")
     parser.add_argument("--client", choices=("random", "greedy"), default="random")
     parser.add_argument("--profile", metavar="FILE", help="run the server under cProfile")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="mean pause of a client before each move (default 0: full speed)",
+    )
     args = parser.parse_args()
     columns = ["tables", "moves", "moves/s", "p50 ms", "p99 ms", "server CPU"]
     columns += ["server peak RSS", "clients' CPU"]
     print("| " + " | ".join(columns) + " |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in args.tables:
-        r = run(n, args.timeout, args.variant, args.client == "greedy", args.profile)
+        r = run(n, args.timeout, args.variant, args.client == "greedy", args.profile, args.think)
         print(
             f"| {n} | {r['moves']:,} | {r['moves_per_s']:,.0f} | {r['p50_ms']:.1f} "
             f"| {r['p99_ms']:.1f} | {r['cpu_percent']:.0f} % | {r['peak_rss_mib']:.0f} MiB "
