@@ -143,7 +143,7 @@ def run(
                 for s in created["seats"]:
                     seed = t * 2 + s["seat"]
                     seats.append(
-                        Seat(ws_url, created["table"], s["seat"], s["token"], seed, greedy)
+                        Seat(ws_url, created["table"], s["seat"], s["token"], seed, greedy, think)
                     )
             cpu0, wall0 = cpu_seconds(server.pid), time.perf_counter()
             client0 = time.process_time()
