@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import queue
 import sqlite3
 import threading
 import time
@@ -99,13 +98,19 @@ class TableStore:
         self.path = str(path)
         self._db = _connect(self.path)
         self._db.executescript(_SCHEMA)
-        self._queue: queue.SimpleQueue[_Append | None] = queue.SimpleQueue()
+        # The appends waiting for the writer, and its wake-up: signalled only when the list
+        # stops being empty, so that a busy writer takes many appends for one wake-up.
+        self._pending: list[_Append] = []
+        self._closing = False
+        self._wake = threading.Condition()
         self._writer = threading.Thread(target=self._write, name="buraco-store", daemon=True)
         self._writer.start()
 
     def close(self) -> None:
         """Finish the appends under way, stop the writer and close the file."""
-        self._queue.put(None)
+        with self._wake:
+            self._closing = True
+            self._wake.notify()
         self._writer.join()
         self._db.close()
 
@@ -136,26 +141,23 @@ class TableStore:
         ``sqlite3.IntegrityError`` and writes nothing."""
         loop = asyncio.get_running_loop()
         done = loop.create_future()
-        self._queue.put(_Append(loop, done, (table_id, number, seat, seq, action), finished))
+        item = _Append(loop, done, (table_id, number, seat, seq, action), finished)
+        with self._wake:
+            self._pending.append(item)
+            if len(self._pending) == 1:
+                self._wake.notify()
         await done
 
     def _write(self) -> None:
         db = _connect(self.path)
         try:
             while True:
-                first = self._queue.get()
-                if first is None:
-                    return
-                batch = [first]
-                while len(batch) < 1000:  # everything that came during the last commit
-                    try:
-                        item = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    if item is None:
-                        self._queue.put(None)  # stop after this batch
-                        break
-                    batch.append(item)
+                with self._wake:
+                    while not self._pending and not self._closing:
+                        self._wake.wait()
+                    batch, self._pending = self._pending, []
+                if not batch:
+                    return  # closing, and nothing left to write
                 self._commit(db, batch)
         finally:
             db.close()
