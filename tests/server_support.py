@@ -167,11 +167,11 @@ class SeatClient:
                     else:
                         await self._send(ws, seq, action)
             elif kind == "accepted":
+                self.duplicates += bool(message.get("duplicate"))
                 if self.pending is not None and message["seq"] == self.pending[0]:
                     self.accepted[message["seq"]] = self.pending[1]
                     self.next_seq = message["seq"] + 1
                     self.pending = None
-                    self.duplicates += bool(message.get("duplicate"))
             elif kind == "refused":
                 self.refusals.append(message)
                 raise AssertionError(f"a bot's legal move was refused: {message}")
@@ -180,6 +180,11 @@ class SeatClient:
             elif kind == "view":
                 self.last = message
                 self.numbers.append(message["number"])
+                if self.pending is not None and message["next_seq"] > self.pending[0]:
+                    # Played (a view's next_seq says so): the answer to a resend may come after
+                    # the view that ends the game.
+                    self.accepted[self.pending[0]] = self.pending[1]
+                    self.pending = None
                 if message["over"]:
                     self.over = True
                     return
