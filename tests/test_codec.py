@@ -182,7 +182,7 @@ def test_unknown_rule_sets_fields_and_types_are_refused() -> None:
     refuse(edited(rules=rules | {"max_natural_aces_in_run": 7}), "rules")
     refuse(edited(format=2), "format 2")
     refuse(edited(format="1"), "format '1'")
-    refuse({k: v for k, v in mid_game().items() if k != "format"}, "format null")
+    refuse({k: v for k, v in mid_game().items() if k != "format"}, "the key 'format' is missing")
     refuse(edited(type="chessboard"), "unknown document type")
     refuse({k: v for k, v in mid_game().items() if k != "stock"}, "needs the field 'stock'")
 

@@ -104,7 +104,7 @@ def test_generated_melds_are_those_the_checker_builds(name: str, players: int) -
         assert len(recipes) == len(actions)
         for action, recipe in zip(actions, recipes, strict=True):
             made = check(state, action)
-            if recipe is None:
+            if type(recipe) is not tuple:  # a draw, a discard (its card) or an open take
                 assert made is None
                 continue
             assert made is not None and result_of(state, recipe) == made

@@ -92,7 +92,8 @@ def main() -> int:
             figures = measure(record, args.src, args.repeat)
             print(
                 f"{case:>5}: {len(record.actions):>6} actions ({size:,} chars): "
-                f"{figures['seconds']:.2f} s, {figures["seconds"] / len(record.actions) * 1e6:.0f} us/action, "
+                f"{figures['seconds']:.2f} s, "
+                f"{figures['seconds'] / len(record.actions) * 1e6:.0f} us/action, "
                 f"traced peak {figures['traced_peak_mb']:.0f} MB, "
                 f"maxrss {figures['maxrss_mb']:.0f} MB",
                 flush=True,

@@ -46,6 +46,7 @@ from .match import History, Match, new_match
 from .melds import CanastaKind, Meld, MeldKind
 from .memo import clear_caches
 from .outcome import Outcome, Termination
+from .rendering import render
 from .rules import CanastaBonuses, CardValues, RuleSet
 from .scoring import TeamScore, canasta_bonus, score
 from .state import GameState, Phase
@@ -106,6 +107,7 @@ __all__ = [
     "new_match",
     "parse_action",
     "parse_cards",
+    "render",
     "replay",
     "score",
     "to_data",

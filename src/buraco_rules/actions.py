@@ -29,6 +29,7 @@ import attrs
 
 from .cards import DECK, Card, parse_cards
 from .errors import MalformedAction
+from .quoting import describe
 
 __all__ = [
     "MAX_ACTION_CARDS",
@@ -54,13 +55,7 @@ def _text(cards: object) -> str:
 
 
 def _quote(value: object) -> str:
-    if type(value) is int and value.bit_length() > 64:
-        return f"an int of {value.bit_length():,} bits"  # repr of a huge int raises ValueError
-    try:
-        text = repr(value)
-    except Exception:
-        return f"a {type(value).__name__}"
-    return text if len(text) <= 60 else text[:57] + "..."
+    return describe(value, 60)
 
 
 def _card(value: object, where: str) -> Card:

@@ -1,6 +1,7 @@
 """Benchmark: random playouts and the cost of each API call, per variant and player count.
 
-Run ``python -m buraco_rules.bench [--variant V] [--players N] [--seconds S] [--json]``. Every
+Run ``buraco-rules bench [--variant V] [--players N] [--seconds S] [--json]`` (or ``python -m
+buraco_rules.bench``). Every
 figure is the median of several timed rounds, taken after a warm-up (``--warmup``, by default as
 long as ``--seconds``, the measuring budget of each variant and player count): the engine's memo
 caches are emptied before each configuration, so the order of the configurations does not matter,
@@ -50,7 +51,7 @@ from .scoring import score
 from .state import GameState, Phase
 from .views import view
 
-__all__ = ["main", "run"]
+__all__ = ["main", "parser", "run"]
 
 ROUNDS = 5
 _now = time.perf_counter
@@ -387,37 +388,104 @@ def _format(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _configurations(names: Sequence[str], counts: Sequence[int] | None) -> list[tuple[str, int]]:
+    return [
+        (name, players)
+        for name in names
+        for players in variants.get(name).player_counts
+        if counts is None or players in counts
+    ]
+
+
+def _bare_run_minutes(seconds: float) -> int:
+    """The expected length of a run with no arguments, in whole minutes: each configuration
+    takes about twice its budget (warm-up and measuring) plus a few seconds of sampling."""
+    configs = len(_configurations(variants.NAMES, None))
+    return max(1, round(configs * (2.1 * seconds + 5) / 60))
+
+
+def parser() -> argparse.ArgumentParser:
+    """The benchmark's arguments, as ``buraco-rules bench`` takes them."""
+    from .cli.options import non_negative_float, positive_float, whole_number
+
+    seconds = 10.0
+    minutes = _bare_run_minutes(seconds)
+    configs = len(_configurations(variants.NAMES, None))
+    parser = argparse.ArgumentParser(
+        prog="buraco-rules bench",
+        description="Benchmark the engine: random playouts per second and the cost of each call, "
+        "per variant and player count.",
+        epilog=f"With no arguments it measures all {configs} pairs of variant and player count, "
+        f"{seconds:g} s each after as long a warm-up: about {minutes} minutes. "
+        "docs/performance.md explains each figure.",
+    )
+    parser.add_argument(
+        "--variant",
+        choices=variants.NAMES,
+        action="append",
+        metavar="NAME",
+        help=f"measure this variant, one of {', '.join(variants.NAMES)} (repeat for more; "
+        "default: all)",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 4),
+        action="append",
+        help="measure this player count, 2 or 4 (repeat for both; default: each variant's)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=positive_float,
+        default=seconds,
+        metavar="S",
+        help=f"the measuring budget of each variant and player count (default {seconds:g})",
+    )
+    parser.add_argument(
+        "--seed", type=whole_number, default=12345, help="the playouts' seed (default 12345)"
+    )
+    parser.add_argument(
+        "--warmup",
+        type=non_negative_float,
+        metavar="S",
+        help="seconds of play before measuring (default: as long as --seconds)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per line (default: a table)"
+    )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="measure the memo caches' memory and bound instead, for --seconds of play",
+    )
+    parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="measure restoring tables from long records instead (a few seconds)",
+    )
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m buraco_rules.bench", description=__doc__)
-    parser.add_argument("--variant", choices=variants.NAMES, action="append")
-    parser.add_argument("--players", type=int, choices=(2, 4), action="append")
-    parser.add_argument("--seconds", type=float, default=10.0, help="budget per configuration")
-    parser.add_argument("--seed", type=int, default=12345)
-    parser.add_argument(
-        "--warmup", type=float, help="seconds of play before measuring (default: --seconds)"
-    )
-    parser.add_argument("--json", action="store_true", help="one JSON object per line")
-    parser.add_argument(
-        "--memory", action="store_true", help="measure the memo caches' memory and bound instead"
-    )
-    parser.add_argument(
-        "--replay", action="store_true", help="measure replaying long records instead"
-    )
-    args = parser.parse_args(argv)
+    """Command-line entry point (``buraco-rules bench``); bad arguments exit with status 2."""
+    arguments = parser()
+    args = arguments.parse_args(argv)
     if args.replay:
         print(json.dumps(replay_figures(), indent=None if args.json else 2))
         return 0
     if args.memory:
         print(json.dumps(cache_memory(args.seconds, args.seed), indent=None if args.json else 2))
         return 0
-    for name in args.variant or variants.NAMES:
+    names = args.variant or variants.NAMES
+    for name in names:
         rules = variants.get(name)
-        for players in args.players or rules.player_counts:
-            if players not in rules.player_counts:
-                continue
-            result = run(rules, players, args.seconds, args.seed, args.warmup)
-            print(json.dumps(result) if args.json else _format(result), flush=True)
+        if args.players and not _configurations([name], args.players):
+            counts = " or ".join(map(str, rules.player_counts))
+            given = " or ".join(map(str, sorted(set(args.players))))
+            arguments.error(f"{rules.title} is played by {counts} players, not {given}")
+    for name, players in _configurations(names, args.players):
+        result = run(variants.get(name), players, args.seconds, args.seed, args.warmup)
+        print(json.dumps(result) if args.json else _format(result), flush=True)
     return 0
 
 

@@ -25,6 +25,8 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
+from .quoting import describe
+
 __all__ = [
     "DECK",
     "JOKER",
@@ -101,13 +103,16 @@ class Card(int):
         """The card written ``text``: a rank (A, 2-10, T, J, Q, K) and a suit (letter or
         symbol), or JK."""
         if not isinstance(text, str):
-            raise ValueError(f"{text!r} is not a card notation (expected a string such as '10H')")
+            raise ValueError(
+                f"{describe(text)} is not a card notation (expected a string such as '10H')"
+            )
         spelt = text.strip()
         # Only ASCII letters are case-folded: "5\u017f" (LONG S) upper-cases to "5S" but is no card.
         card = _BY_NOTATION.get(spelt.upper()) if _spelling(spelt) else None
         if card is None:
             raise ValueError(
-                f"{text!r} is not a card (expected a rank A 2-10 T J Q K and a suit C D H S, or JK)"
+                f"{describe(text)} is not a card "
+                "(expected a rank A 2-10 T J Q K and a suit C D H S, or JK)"
             )
         return card
 
@@ -115,7 +120,7 @@ class Card(int):
     def from_id(cls, card_id: int) -> Card:
         """The card whose id is ``card_id`` (0-52)."""
         if type(card_id) is not int or not 0 <= card_id < _NUM_CARDS:
-            raise ValueError(f"{card_id!r} is not a card id (0-52)")
+            raise ValueError(f"{describe(card_id)} is not a card id (0-52)")
         return _CARDS[card_id]
 
     @property

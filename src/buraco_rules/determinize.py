@@ -26,7 +26,7 @@ from .cards import DECK, Card
 from .errors import InvalidState
 from .going_out import may_discard_last
 from .melds import Meld
-from .quoting import describe
+from .quoting import describe, kind_of
 from .rules import DECK_SIZE, RuleSet
 from .state import GameState, Phase
 from .validate import validate
@@ -42,7 +42,7 @@ def unseen_cards(seen: PlayerView) -> tuple[Card, ...]:
     piles, a closed pile below its top), sorted: the 108 cards (R2) less its own hand, the
     visible discards and the melds."""
     if not isinstance(seen, PlayerView):
-        raise TypeError(f"expected a PlayerView, not {type(seen).__name__}")
+        raise TypeError(f"expected a PlayerView, not {kind_of(seen)}")
     counts = _DECK_COUNTS.copy()
     counts.subtract(seen.hand)
     counts.subtract(seen.discard_pile)
@@ -127,7 +127,7 @@ def _fits(state: GameState, hand: Sequence[Card]) -> bool:
 
 def _unseen_checked(seen: PlayerView) -> list[Card]:
     if not isinstance(seen, PlayerView):
-        raise TypeError(f"expected a PlayerView, not {type(seen).__name__}")
+        raise TypeError(f"expected a PlayerView, not {kind_of(seen)}")
     problem = _shape_problem(seen)
     if problem is not None:
         raise InvalidState(f"no game shows this view: {problem}")
@@ -258,7 +258,7 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     :class:`~buraco_rules.errors.InvalidState`, as :func:`canonical_state` refuses it.
     """
     if not isinstance(rng, random.Random):
-        raise TypeError(f"rng must be a random.Random, not {type(rng).__name__}")
+        raise TypeError(f"rng must be a random.Random, not {kind_of(rng)}")
     canonical = canonical_state(seen)  # a consistent deal exists: the loop below ends
     cards = _hidden_cards(seen, canonical)
     if not _hides_actor(seen):

@@ -11,8 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable
-from contextlib import suppress
-from typing import TYPE_CHECKING, Final, NoReturn, TypeGuard, overload
+from typing import TYPE_CHECKING, Final, NoReturn, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -21,9 +20,9 @@ from .checks import check, well_formed
 from .determinize import canonical_state
 from .errors import ErrorCode, IllegalAction
 from .movegen import Generated, generate, result_of
-from .quoting import describe
+from .quoting import describe, kind_of
 from .rules import RuleSet
-from .state import GameState, Phase, Recipe
+from .state import GameState, Listed, Phase
 from .views import PlayerView
 
 if TYPE_CHECKING:
@@ -54,7 +53,7 @@ def new_game(
     server, such as ``seed=secrets.randbits(128)``.
     """
     if not isinstance(rules, RuleSet):
-        raise ValueError(f"rules must be a RuleSet, not {type(rules).__name__}")
+        raise ValueError(f"rules must be a RuleSet, not {kind_of(rules)}")
     if players is None:
         players = rules.default_players
     if type(players) is not int or players not in rules.player_counts:
@@ -147,7 +146,7 @@ def _hand_of(match: object) -> GameState:
         return match.hand
     if isinstance(match, GameState):
         return match
-    raise TypeError(f"expected a GameState or a Match, not {type(match).__name__}")
+    raise TypeError(f"expected a GameState or a Match, not {kind_of(match)}")
 
 
 def _generated(state: GameState) -> Generated:
@@ -169,7 +168,12 @@ def is_legal(state: GameState | PlayerView | Match, action: object) -> bool:
             return False
         state = canonical_state(state)
     try:
-        return well_formed(action) and action in legal_actions(state)
+        if type(state) is not GameState:
+            state = _hand_of(state)
+        if state._legal is None and not _formed(action):  # decided before any cache, as apply
+            return False
+        actions, recipes = _generated(state)
+        return _listed_index(actions, recipes, action) >= 0
     except Exception:  # an object whose comparison fails is no legal action
         return False
 
@@ -193,9 +197,11 @@ def why_illegal(
             )
         return why_illegal(canonical_state(state), action, state.seat)
     try:
-        apply(state, action, player)  # type: ignore[arg-type]
+        _apply(state, action, player)  # type: ignore[arg-type]
     except IllegalAction as error:
-        return error
+        # A fresh copy: the caught one's traceback holds the frames of the check, and they
+        # hold the whole state (every hand), which an error tracker would ship.
+        return IllegalAction(error.code, str(error))
     return None
 
 
@@ -215,6 +221,17 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
     ``TypeError``: a view lacks the hidden cards, so only the server's state can be advanced.
     ``determinize`` deals a view into a state to explore.
     """
+    try:
+        return _apply(state, action, player)
+    except IllegalAction as error:
+        refusal = IllegalAction(error.code, str(error))  # without the inner frames
+    # The refusal's traceback starts in this frame as it leaves the library: it must not hold the
+    # state (nor the caught exception, whose frames hold it; Python deletes that name above).
+    del state
+    raise refusal
+
+
+def _apply(state: GameState | Match, action: object, player: object) -> GameState | Match:
     if type(state) is not GameState:
         from .match import Match, apply_to_match
 
@@ -226,24 +243,33 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
         # Refused before the legal actions are generated: a move out of turn then costs the
         # same whatever the hand of the seat to act holds (no timing tells it apart).
         _refuse(state, action, player)
-    if state._legal is None:
+    listing = state._legal
+    if listing is None:
+        if not _formed(action):
+            # So is an object that is no action of real cards: its refusal consults no cache
+            # that another seat's hand has filled.
+            _refuse(state, action, player)
         quick = _apply_unlisted(state, action, player)
         if quick is not None:
             return quick
-    actions, recipes = _generated(state)
+        listing = _generated(state)
+    actions, recipes = listing
     index = -1
     for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
         if candidate is action:
             index = i
             break
+    if index >= 0:
+        if not _still_listed(action, recipes[index]):  # forced to change since it was listed
+            _refuse(state, action, player, listed=True)
     else:
-        if well_formed(action):  # or an equal one, made of real cards
-            with suppress(ValueError):
-                index = actions.index(action)
-    if index < 0:
-        _refuse(state, action, player)
-    after = _build(state, actions[index], recipes[index])
-    if after is None:  # the listed action object was forced to change after it was listed
+        if not _formed(action):
+            _refuse(state, action, player)
+        index = _equal_index(actions, recipes, action)  # or an equal one
+        if index < 0:
+            _refuse(state, action, player)
+    after = _build(state, action, recipes[index])  # type: ignore[arg-type]
+    if after is None:
         _refuse(state, action, player, listed=True)
     return after
 
@@ -271,6 +297,88 @@ def _apply_unlisted(state: GameState, action: object, player: object) -> GameSta
     return None
 
 
+def _formed(action: object) -> bool:
+    """:func:`~buraco_rules.checks.well_formed`, with the most frequent actions inline."""
+    kind = type(action)
+    if kind is Discard:
+        return type(action.card) is Card  # type: ignore[attr-defined]
+    return kind is DrawFromStock or well_formed(action)
+
+
+def _still_listed(action: object, recipe: Listed) -> bool:
+    """The listed ``action`` still holds what it was listed with (``recipe``). Only identities,
+    exact types and exact ints are compared: whatever was forced into it, nothing of it runs.
+    (The generator lists a meld's action with the very tuple of cards it holds.)"""
+    kind = type(action)
+    if kind is Discard:
+        card = action.card  # type: ignore[attr-defined]
+        return type(card) is Card and type(recipe) is Card and card == recipe
+    if kind is DrawFromStock:
+        return recipe is None
+    if kind is TakeDiscardPile:
+        inner = action.meld  # type: ignore[attr-defined]
+        if recipe is None:
+            return inner is None
+        return (type(inner) is NewMeld or type(inner) is AddToMeld) and _still_listed(inner, recipe)
+    if type(recipe) is not tuple:
+        return False
+    index, cards = recipe
+    if action.cards is not cards:  # type: ignore[attr-defined]
+        return False
+    if kind is NewMeld:
+        return index < 0
+    meld = action.meld  # type: ignore[attr-defined]
+    return kind is AddToMeld and index >= 0 and type(meld) is int and meld == index
+
+
+_CHANGED: Final = -2
+"""What :func:`_listed_index` says of a listed object forced to change since it was listed."""
+
+
+def _listed_index(actions: tuple[Action, ...], recipes: tuple[Listed, ...], action: object) -> int:
+    """The index of ``action`` among the legal ``actions``, by what each was listed as
+    (``recipes``: values no one can change), or -1; :data:`_CHANGED` for a listed object that
+    no longer holds what it was listed with. A listed object may be shared with other tables'
+    listings, so what it holds now decides nothing."""
+    for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
+        if candidate is action:
+            return i if _still_listed(action, recipes[i]) else _CHANGED
+    return _equal_index(actions, recipes, action) if _formed(action) else -1
+
+
+def _equal_index(actions: tuple[Action, ...], recipes: tuple[Listed, ...], action: object) -> int:
+    """The index of the legal action equal to the well-formed ``action``, by ``recipes``; or -1."""
+    kind = type(action)
+    for i, candidate in enumerate(actions):
+        if type(candidate) is kind and _fits(action, recipes[i]):
+            return i
+    return -1
+
+
+def _fits(action: object, recipe: Listed) -> bool:
+    """The well-formed ``action`` holds what ``recipe`` lists (comparing only exact cards, ints and
+    tuples of them: nothing of a caller's runs)."""
+    kind = type(action)
+    if kind is Discard:
+        return type(recipe) is Card and action.card == recipe  # type: ignore[attr-defined]
+    if kind is DrawFromStock:
+        return recipe is None
+    if kind is TakeDiscardPile:
+        inner = action.meld  # type: ignore[attr-defined]
+        return recipe is None if inner is None else recipe is not None and _fits(inner, recipe)
+    if type(recipe) is not tuple:
+        return False
+    index, cards = recipe
+    if kind is NewMeld:
+        return index < 0 and action.cards == cards  # type: ignore[attr-defined]
+    return (
+        kind is AddToMeld
+        and index >= 0
+        and action.meld == index  # type: ignore[attr-defined]
+        and action.cards == cards  # type: ignore[attr-defined]
+    )
+
+
 def _not_a_state(state: object) -> NoReturn:
     if type(state) is PlayerView:
         raise TypeError(
@@ -278,37 +386,24 @@ def _not_a_state(state: object) -> NoReturn:
             "advanced. Send the action to whoever holds the state (check it first with "
             "is_legal(view, action)), or explore with apply(determinize(view, rng), action)"
         )
-    raise TypeError(f"apply needs a GameState or a Match, not {type(state).__name__}")
+    raise TypeError(f"apply needs a GameState or a Match, not {kind_of(state)}")
 
 
-def _build(state: GameState, action: Action, recipe: Recipe | None) -> GameState | None:
-    """The next state, or None if ``action`` no longer matches the recipe the generator listed it
-    with (frozen objects can still be forced to change; a state must never be corrupted by that)."""
-    hand = state.hands[state.current_player]
+def _build(state: GameState, action: Action, recipe: Listed) -> GameState | None:
+    """The next state for the legal ``action``, which holds what ``recipe`` lists; None if the
+    meld no longer forms (a state must never be corrupted)."""
     if type(action) is Discard:
-        return transitions.discard(state, action.card) if action.card in hand else None
+        return transitions.discard(state, action.card)
     if type(action) is DrawFromStock:
         return transitions.draw(state) if state.stock else None
-    if type(action) is TakeDiscardPile:
-        inner = action.meld
-        if inner is None:
-            return transitions.open_take(state) if recipe is None else None
-        if recipe is None or not _made_by(inner, recipe):
-            return None
-        result = result_of(state, recipe)
-        return None if result is None else transitions.take_with_meld(state, inner, result)
-    if recipe is None or not _made_by(action, recipe):
+    if type(recipe) is not tuple:
+        return transitions.open_take(state)
+    result = result_of(state, recipe, private=False)
+    if result is None:
         return None
-    result = result_of(state, recipe)
-    return None if result is None else transitions.meld(state, action, result)
-
-
-def _made_by(action: object, recipe: Recipe) -> TypeGuard[NewMeld | AddToMeld]:
-    """``action`` still holds the meld index and the very cards it was listed with."""
-    index, cards = recipe
-    if type(action) is NewMeld:
-        return index < 0 and action.cards is cards
-    return type(action) is AddToMeld and action.meld == index and action.cards is cards
+    if type(action) is TakeDiscardPile:
+        return transitions.take_with_meld(state, action.meld, result)  # type: ignore[arg-type]
+    return transitions.meld(state, action, result)  # type: ignore[arg-type]
 
 
 def _refuse(state: GameState, action: object, player: object, *, listed: bool = False) -> NoReturn:

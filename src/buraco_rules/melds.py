@@ -20,6 +20,7 @@ from .cards import JOKER, Card, Rank, Suit, all_cards
 from .errors import ErrorCode
 from .memo import memoised
 from .positions import ACE_BITS, ACE_HIGH, ACE_LOW, TWO_PLACE, highest, lowest
+from .quoting import describe
 from .rules import CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
 
 __all__ = ["CanastaKind", "Meld", "MeldKind"]
@@ -82,9 +83,9 @@ class Meld:
         for c in cards:
             card = Card.parse(c) if isinstance(c, str) else c
             if type(card) is not Card:
-                raise ValueError(f"{c!r} is not a card")
+                raise ValueError(f"{describe(c)} is not a card")
             exact.append(card)
-        return _classify(tuple(sorted(exact)), *_meld_rules(rules))
+        return _own(_classify(tuple(sorted(exact)), *_meld_rules(rules)))
 
     @property
     def is_clean(self) -> bool:
@@ -256,5 +257,22 @@ def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:
 
 
 def classify(cards: tuple[Card, ...], rules: RuleSet) -> Meld | None:
-    """The meld that the sorted ``cards`` form under ``rules``, or None."""
+    """The meld that the sorted ``cards`` form under ``rules``, or None: a ``Meld`` of the
+    caller's own, to put in a state."""
+    return _own(_classify(cards, *_meld_rules(rules)))
+
+
+def classify_kept(cards: tuple[Card, ...], rules: RuleSet) -> Meld | None:
+    """:func:`classify`, but the very ``Meld`` the cache keeps: to read and drop, never to put in
+    a state or hand out (so that no one can force a change on it)."""
     return _classify(cards, *_meld_rules(rules))
+
+
+def _own(kept: Meld | None) -> Meld | None:
+    """A copy of the cache's ``kept`` meld. The cache is shared by every table, and a frozen
+    object can still be forced to change: a meld in a state is that state's alone."""
+    if kept is None:
+        return None
+    return Meld(
+        kept.cards, kept.kind, kept.wildcard, kept.suit, kept.rank, kept.naturals, kept.multiset
+    )

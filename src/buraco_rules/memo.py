@@ -48,8 +48,9 @@ def cache_sizes() -> dict[str, CacheSize]:
 
 
 def clear_caches() -> None:
-    """Empty every memo cache of the engine (for a benchmark that must start cold, or to give
-    their memory back). No answer changes, only the time the next ones take."""
+    """Empty every memo cache of the engine (for a benchmark that must start cold, to give their
+    memory back, or so that the next answers' timings owe nothing to what earlier work, another
+    seat's hand included, left in them). No answer changes, only the time the next ones take."""
     for cached in _REGISTRY.values():
         cached.cache_clear()
 

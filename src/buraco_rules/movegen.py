@@ -14,6 +14,7 @@ from, from which ``apply`` lays the meld it makes.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -28,7 +29,7 @@ from .going_out import (
     remove_cards,
     stock_exhausted,
 )
-from .melds import IS_WILD, Meld, classify, sets_by_rank
+from .melds import IS_WILD, Meld, classify, classify_kept, sets_by_rank
 from .meldsearch import (
     NOTHING_FIXED,
     might_extend,
@@ -44,7 +45,7 @@ from .meldsearch import (
     with_top,
 )
 from .memo import memoised
-from .state import TEAM, GameState, Phase, Recipe
+from .state import TEAM, GameState, Listed, Phase, Recipe
 from .transitions import corrupt_hand, melds_with
 
 _CARDS: Final = all_cards()
@@ -54,34 +55,85 @@ _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
 
-Generated = tuple[tuple[Action, ...], tuple[Recipe | None, ...]]
-"""The legal actions, and for each its recipe (None for draws, discards and open takes)."""
+Generated = tuple[tuple[Action, ...], tuple[Listed, ...]]
+"""The legal actions, and for each what it was listed as (:data:`~buraco_rules.state.Listed`)."""
 
 Option = tuple[int, tuple[Card, ...]]
 """A meld index (-1: a new meld) and the cards to put there."""
 
+ListedMeld = tuple[NewMeld | AddToMeld, tuple[Card, ...]]
+"""A meld-making action and the very tuple of cards it was built with."""
+ListedTake = tuple[TakeDiscardPile, NewMeld | AddToMeld, tuple[Card, ...]]
+"""A take of a closed pile, the meld-making action it holds and that action's tuple of cards."""
 
-@memoised(maxsize=1 << 14)
-def _new_meld_action(cards: tuple[Card, ...]) -> NewMeld:
-    # Action objects recur from state to state; building one costs more than finding it here.
-    return NewMeld(cards)
-
-
-@memoised(maxsize=1 << 14)
-def _addition_action(index: int, cards: tuple[Card, ...]) -> AddToMeld:
-    return AddToMeld(index, cards)
-
-
-def _meld_action(index: int, cards: tuple[Card, ...]) -> NewMeld | AddToMeld:
-    return _new_meld_action(cards) if index < 0 else _addition_action(index, cards)
+# Action objects recur from state to state, and building one costs more than finding it. So they
+# are kept process-wide and shared by every table; a frozen object can still be forced to change
+# (object.__setattr__), so each one is checked against what it was built with before it is
+# listed (below), and ``apply`` goes by the listing's own values (``Listed``), never by what a
+# listed object holds: what is forced on one table's object never reaches another table.
 
 
-def result_of(state: GameState, recipe: Recipe) -> Meld | None:
-    """The meld that ``recipe`` makes in ``state`` (None if it makes none)."""
+def _build_meld(index: int, cards: tuple[Card, ...]) -> ListedMeld:
+    action: NewMeld | AddToMeld = NewMeld(cards) if index < 0 else AddToMeld(index, cards)
+    return action, action.cards
+
+
+def _build_take(index: int, cards: tuple[Card, ...]) -> ListedTake:
+    inner, own = _build_meld(index, cards)
+    return TakeDiscardPile(inner), inner, own
+
+
+@memoised(maxsize=1 << 15)
+def _kept_meld(index: int, cards: tuple[Card, ...]) -> ListedMeld:
+    return _build_meld(index, cards)
+
+
+@memoised(maxsize=1 << 12)
+def _kept_take(index: int, cards: tuple[Card, ...]) -> ListedTake:
+    return _build_take(index, cards)
+
+
+def _intact(action: NewMeld | AddToMeld, own: tuple[Card, ...], index: int) -> bool:
+    """``action`` still holds what it was built with (by identity and exact type: nothing a
+    forced value does can run here)."""
+    if action.cards is not own:
+        return False
+    if type(action) is NewMeld:
+        return True
+    meld = action.meld  # type: ignore[union-attr]
+    return type(meld) is int and meld == index
+
+
+def _meld_action(index: int, cards: tuple[Card, ...]) -> ListedMeld:
+    """The listed action of the option ``(index, cards)``: the kept one, unless it was forced to
+    change since it was built (then this listing gets its own)."""
+    listed = _kept_meld(index, cards)
+    return listed if _intact(listed[0], listed[1], index) else _build_meld(index, cards)
+
+
+def _take_action(index: int, cards: tuple[Card, ...]) -> ListedTake:
+    """The listed take of the option ``(index, cards)`` (see :func:`_meld_action`)."""
+    listed = _kept_take(index, cards)
+    take, inner, own = listed
+    if take.meld is inner and _intact(inner, own, index):
+        return listed
+    return _build_take(index, cards)
+
+
+def _discard(card: Card) -> Discard:
+    """The listed discard of ``card``: the kept one, unless it was forced to change."""
+    exact = _CARDS[card]
+    action = _DISCARD[card]
+    return action if action.card is exact else Discard(exact)
+
+
+def result_of(state: GameState, recipe: Recipe, *, private: bool = True) -> Meld | None:
+    """The meld that ``recipe`` makes in ``state`` (None if it makes none); ``private=False``
+    for one to put in the next state (see :func:`~buraco_rules.melds.classify_kept`)."""
     index, cards = recipe
     if index >= 0:
         cards = tuple(sorted(state.melds[TEAM[state.current_player]][index].multiset + cards))
-    return classify(cards, state.rules)
+    return classify_kept(cards, state.rules) if private else classify(cards, state.rules)
 
 
 def generate(state: GameState) -> Generated:
@@ -181,7 +233,7 @@ def _play_actions(state: GameState) -> Generated:
     hand = state.hands[seat]
     size = len(hand)
     actions: list[Action] = []
-    recipes: list[Recipe | None] = []
+    recipes: list[Listed] = []
     for index, cards in _options(state, hand):
         if size - len(cards) < 2:  # R14 decides the big ones
             remaining = remove_cards(hand, cards)
@@ -190,21 +242,23 @@ def _play_actions(state: GameState) -> Generated:
             melds = _melds_once_made(state, index, cards)
             if not may_leave(state, team, remaining, melds, banned_after(state, cards)):
                 continue
-        action = _meld_action(index, cards)
+        action, own = _meld_action(index, cards)
         actions.append(action)
-        recipes.append((index, action.cards))
+        recipes.append((index, own))
     banned = state.taken_single_card
+    discards: Collection[Card]
     if size == 1:
-        if may_discard_last(state, team, hand[0], state.melds[team], banned):
-            actions.append(_DISCARD[hand[0]])
+        last = may_discard_last(state, team, hand[0], state.melds[team], banned)
+        discards = (hand[0],) if last else ()
     elif banned is None:
-        actions += [_DISCARD[c] for c in dict.fromkeys(hand)]
+        discards = dict.fromkeys(hand)
     else:
         # R11 (may_discard) has a say only over the banned card itself.
-        actions += [
-            _DISCARD[c] for c in dict.fromkeys(hand) if c != banned or may_discard(hand, c, banned)
-        ]
-    recipes += [None] * (len(actions) - len(recipes))
+        discards = [c for c in dict.fromkeys(hand) if c != banned or may_discard(hand, c, banned)]
+    # Each kept Discard is checked to hold its card still (see _discard), here inline: it is the
+    # most frequent action.
+    actions += [d if (d := _DISCARD[c]).card is _CARDS[c] else _discard(c) for c in discards]
+    recipes += discards
     return tuple(actions), tuple(recipes)
 
 
@@ -213,7 +267,8 @@ def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> t
     result = result_of(state, (index, cards))
     if result is None:
         raise corrupt_hand(state)
-    return melds_with(state.melds[TEAM[state.current_player]], _meld_action(index, cards), result)
+    action = _meld_action(index, cards)[0]
+    return melds_with(state.melds[TEAM[state.current_player]], action, result)
 
 
 def _draw_actions(state: GameState) -> Generated:
@@ -224,7 +279,8 @@ def _draw_actions(state: GameState) -> Generated:
     if not pile:
         return draw
     if not state.rules.closed_discard_pile:
-        return draw[0] + (_TAKE_OPEN,), draw[1] + (None,)  # R11
+        take = _TAKE_OPEN if _TAKE_OPEN.meld is None else TakeDiscardPile()  # unless forced
+        return draw[0] + (take,), draw[1] + (None,)  # R11
     # R10: the top card goes at once into a meld with cards from the hand.
     seat = state.current_player
     team = TEAM[seat]
@@ -233,7 +289,7 @@ def _draw_actions(state: GameState) -> Generated:
     rest = pile[:-1]
     kept = len(hand) + len(rest)  # cards held after the take, before the meld's hand cards go
     actions: list[Action] = list(draw[0])
-    recipes: list[Recipe | None] = list(draw[1])
+    recipes: list[Listed] = list(draw[1])
     for index, cards in _take_options(state, hand, top):
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
             remaining = kept_after_take(hand, top, cards)
@@ -242,12 +298,7 @@ def _draw_actions(state: GameState) -> Generated:
             melds = _melds_once_made(state, index, cards)
             if not may_keep_after_take(state, team, remaining, rest, melds):
                 continue
-        inner = _meld_action(index, cards)
-        actions.append(_take(inner))
-        recipes.append((index, inner.cards))
+        take, _, own = _take_action(index, cards)
+        actions.append(take)
+        recipes.append((index, own))
     return tuple(actions), tuple(recipes)
-
-
-@memoised(maxsize=1 << 12)
-def _take(meld: NewMeld | AddToMeld) -> TakeDiscardPile:
-    return TakeDiscardPile(meld)

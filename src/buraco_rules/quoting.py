@@ -1,35 +1,74 @@
 """Quoting a value in an error message, whatever the value: safely and in a bounded length.
 
-A message that quotes what it refuses must not fail itself: ``repr`` of a hostile object may
-raise, and ``repr`` of an int of more than 4300 digits raises ``ValueError`` (Python's limit on
-int-to-text conversion), which would replace the documented error with another.
+A message that quotes what it refuses must not fail itself, nor grow with its input: ``repr`` of
+a hostile object may raise, run on or return a ``str`` subclass whose ``len`` and slicing lie or
+raise; ``repr`` of an int of more than 4300 digits raises ``ValueError`` (Python's limit on
+int-to-text conversion); a class's ``__name__`` may be a property of its metaclass. Every quote in
+the library's messages goes through this module, which touches only exact ``str`` objects.
 
 >>> describe(10**5000)
 'an int of about 5001 digits'
 >>> describe("x" * 200)[-5:]
 'xx...'
+>>> quote_text("y" * 100)[-20:]
+"y'… (100 characters)"
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["describe"]
+__all__ = ["LIMIT", "describe", "kind_of", "quote_text"]
 
 LIMIT: Final = 80
-"""The most characters a quoted value takes in a message."""
+"""The most characters :func:`describe` takes for a value by default."""
 
+_NAME_LIMIT: Final = 40
 _LOG10_2: Final = 0.30102999566398120
+_TYPE_NAME: Final = type.__dict__["__name__"]
+"""The descriptor of ``type.__name__`` itself: a metaclass cannot override it."""
 
 
-def describe(obj: object) -> str:
-    """A short repr of ``obj`` for messages (at most :data:`LIMIT` characters); never raises."""
+def _exact(text: str) -> str:
+    """``text`` as an exact ``str`` (a subclass's own ``len``, slicing and ``+`` never run)."""
+    return text if type(text) is str else str.__str__(text)
+
+
+def kind_of(obj: object) -> str:
+    """``obj``'s type name with its article (``'a Card'``, ``'an int'``), bounded; never raises."""
+    try:
+        name = _exact(_TYPE_NAME.__get__(type(obj)))
+    except Exception:
+        name = "object"
+    if len(name) > _NAME_LIMIT:
+        name = name[: _NAME_LIMIT - 3] + "..."
+    return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
+
+
+def describe(obj: object, limit: int = LIMIT) -> str:
+    """A short repr of ``obj`` for messages (at most ``limit`` characters, at least 8); never
+    raises."""
     if type(obj) is int and obj.bit_length() > 64:
         digits = int(obj.bit_length() * _LOG10_2) + 1  # no str(): it may raise, or be slow
         return f"an int of about {digits} digits"
+    limit = max(limit, 8)
     try:
-        text = repr(obj)
+        # Inside the guard: repr may return a str subclass, whose len or slicing may raise.
+        text = _exact(repr(obj))
+        return text if len(text) <= limit else text[: limit - 3] + "..."
     except Exception:
-        kind = type(obj).__name__
-        return f"an {kind}" if kind[:1].lower() in "aeiou" else f"a {kind}"
-    return text if len(text) <= LIMIT else text[: LIMIT - 3] + "..."
+        return kind_of(obj)
+
+
+def quote_text(text: str, limit: int = 60) -> str:
+    """``repr`` of the first ``limit`` characters of the string ``text``, marking a cut with
+    ``…`` and the length; never raises (anything but a string is quoted by :func:`describe`)."""
+    if not isinstance(text, str):
+        return describe(text, limit)
+    try:
+        exact = _exact(text)
+    except Exception:
+        return kind_of(text)
+    if len(exact) <= limit:
+        return repr(exact)
+    return repr(exact[:limit]) + f"… ({len(exact):,} characters)"

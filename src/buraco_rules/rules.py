@@ -266,7 +266,7 @@ class RuleSet:
         if self.default_players not in self.player_counts:
             raise InvalidRules(
                 f"RuleSet.default_players must be one of player_counts {self.player_counts}, "
-                f"not {self.default_players!r} (R1)"
+                f"not {describe(self.default_players)} (R1)"
             )
         most = max(self.player_counts)
         face_up = int(self.discard_pile_starts_face_up)

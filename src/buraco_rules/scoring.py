@@ -11,9 +11,11 @@ from .state import GameState
 __all__ = ["TeamScore", "canasta_bonus", "score"]
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class TeamScore:
-    """One team's score for a hand; every item is a non-negative number of points (R16)."""
+    """One team's score for a hand; every item is a non-negative number of points (R16), and
+    the two penalties, ``hands`` and ``extra_pile``, are the points *lost*: ``total`` subtracts
+    them. The repr shows the total too."""
 
     table: int
     """Values of the cards in the team's melds (R17)."""
@@ -30,6 +32,13 @@ class TeamScore:
     def total(self) -> int:
         """``table + canastas + going_out - hands - extra_pile``."""
         return self.table + self.canastas + self.going_out - self.hands - self.extra_pile
+
+    def __repr__(self) -> str:
+        return (
+            f"TeamScore(table={self.table!r}, canastas={self.canastas!r}, "
+            f"going_out={self.going_out!r}, hands={self.hands!r}, "
+            f"extra_pile={self.extra_pile!r}, total={self.total!r})"
+        )
 
 
 def canasta_bonus(meld: Meld, rules: RuleSet) -> int:

@@ -25,6 +25,11 @@ Recipe = tuple[int, tuple[Card, ...]]
 meld it adds to (-1 for a new meld) and the cards it puts there (for a take, with the pile's top
 card)."""
 
+Listed = Recipe | Card | None
+"""What the generator listed a legal action as, in values no one can force to change: a meld's
+:data:`Recipe`, a discard's card, or None (a draw, or the take of an open pile). ``apply`` goes by
+this, never by what the listed object holds by then."""
+
 
 TEAM: Final = (0, 1, 0, 1)
 """By seat: its team. Partners sit opposite, so seats 0 and 2 play for team 0, seats 1 and 3 for
@@ -76,7 +81,7 @@ class GameState:
     """R24: how many turns in a row no card was drawn from the stock and none laid on the table,
     the turn in play included once it has taken the open pile and laid nothing yet. At
     ``rules.stalemate_turns`` the hand ends in stalemate."""
-    _legal: tuple[tuple[Action, ...], tuple[Recipe | None, ...]] | None = attrs.field(
+    _legal: tuple[tuple[Action, ...], tuple[Listed, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
     """A cache of the legal actions and their recipes (:mod:`buraco_rules.movegen`)."""

@@ -26,7 +26,7 @@ from .cards import DECK, Card, Rank, Suit, all_cards
 from .errors import InvalidState
 from .going_out import has_required_canasta, may_discard_last, stock_exhausted
 from .melds import Meld, MeldKind, classify
-from .quoting import describe
+from .quoting import describe, kind_of
 from .rules import RuleSet
 from .state import GameState, Phase
 
@@ -75,7 +75,7 @@ def _problems(state: object) -> Iterator[str]:
     """The problems of ``state``, the first found first. The type of every field is checked
     before any field is used, and each later check needs only the earlier ones to hold."""
     if type(state) is not GameState:
-        yield f"expected a GameState, not {type(state).__name__}"
+        yield f"expected a GameState, not {kind_of(state)}"
         return
     for problem in _type_problems(state):
         yield problem
@@ -89,7 +89,7 @@ def _problems(state: object) -> Iterator[str]:
 def _type_problems(state: GameState) -> Iterator[str]:
     rules = state.rules
     if type(rules) is not RuleSet:
-        yield f"rules must be a RuleSet, not {type(rules).__name__}"
+        yield f"rules must be a RuleSet, not {kind_of(rules)}"
         return
     players = state.players
     if type(players) is not int or players not in rules.player_counts:

@@ -19,7 +19,7 @@ import attrs
 from .cards import Card
 from .melds import Meld
 from .outcome import Outcome, outcome_of
-from .quoting import describe
+from .quoting import describe, kind_of
 from .rules import RuleSet
 from .scoring import canasta_bonus
 from .state import GameState, Phase
@@ -155,7 +155,7 @@ def _rebuild(fields: dict[str, object]) -> PlayerView:
 def view(state: GameState, seat: object) -> PlayerView:
     """What ``seat`` may see of ``state``; a seat that does not exist is a ``ValueError``."""
     if not isinstance(state, GameState):
-        raise TypeError(f"view needs a GameState, not {type(state).__name__}")
+        raise TypeError(f"view needs a GameState, not {kind_of(state)}")
     if type(seat) is not int or not 0 <= seat < state.players:
         raise ValueError(f"seat must be 0 to {state.players - 1}, not {describe(seat)}")
     pile = state.discard_pile

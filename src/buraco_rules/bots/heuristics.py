@@ -17,7 +17,7 @@ from typing import Final
 
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import Card, all_cards
-from ..melds import IS_WILD, Meld, classify
+from ..melds import IS_WILD, Meld, classify_kept
 from ..rules import CANASTA_SIZE, RuleSet
 from ..scoring import canasta_bonus
 from ..views import PlayerView
@@ -262,13 +262,13 @@ def _fits(meld: Meld, card: Card, rules: RuleSet) -> bool:
     """Whether ``card`` alone could be added to ``meld``."""
     cards = meld.multiset
     i = bisect(cards, card)
-    return classify(cards[:i] + (card,) + cards[i:], rules) is not None
+    return classify_kept(cards[:i] + (card,) + cards[i:], rules) is not None
 
 
 def _after(cards: tuple[Card, ...], added: tuple[Card, ...], rules: RuleSet) -> Meld | None:
     """The meld the sorted ``cards`` become with ``added``, or None (the engine's own
     classification, memoised there)."""
-    return classify(tuple(sorted(cards + added)), rules)
+    return classify_kept(tuple(sorted(cards + added)), rules)
 
 
 def rank_actions(assessment: Assessment, actions: Sequence[Action]) -> list[tuple[float, int]]:

@@ -10,8 +10,16 @@ from typing import Any
 from .. import apply, new_match, view
 from ..bots import Bot, bot_from_name
 from ..match import Match
+from ..rendering import ending_text
 from ..simulate import seat_bots
-from .options import add_variant, bot_list, players_of, positive_int, whole_number
+from .options import (
+    add_variant,
+    bot_list,
+    check_bot_count,
+    players_of,
+    positive_int,
+    whole_number,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -49,10 +57,8 @@ def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
     rules = args.variant
     players = players_of(parser, rules, args.players)
-    try:
-        seats = seat_bots(args.bots, players)
-    except ValueError as error:
-        parser.error(f"--bots: {error}")
+    check_bot_count(parser, args.bots, players)
+    seats = seat_bots(args.bots, players)
     bots = [bot_from_name(name) for name in seats]
     rng = random.Random(args.seed)
     match = new_match(rules, players, seed=args.seed)
@@ -66,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         match = _play_hand(match, bots, rng)
         first, second = match.scores[-1]
         last = match.finished_hands[-1]
-        ending = "stock exhausted" if last.went_out is None else f"team {last.went_out} went out"
+        ending = ending_text(last.outcome) if last.outcome else "over"
         total0, total1 = match.totals
         print(
             f"{len(match.scores):>4}  {first.total:>+7}  {second.total:>+7}  "

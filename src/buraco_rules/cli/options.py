@@ -5,29 +5,78 @@ from __future__ import annotations
 import argparse
 
 from .. import variants
-from ..bots import BOT_NAMES, bot_from_name
+from ..bots import BOT_NAMES, MonteCarloBot, bot_from_name
+from ..rendering import escape
 from ..rules import RuleSet
 
-__all__ = ["add_variant", "bot_list", "positive_int", "variant"]
+__all__ = [
+    "add_montecarlo_budget",
+    "add_variant",
+    "bot_list",
+    "check_bot_count",
+    "montecarlo_bots",
+    "non_negative_float",
+    "players_of",
+    "positive_float",
+    "positive_int",
+    "shown",
+    "variant",
+    "whole_number",
+]
 
 
-def positive_int(text: str) -> int:
-    """A whole number of 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
-    return value
+_NUMBER_CHARS = 40  # longer text is no number a command takes (and int() of it may be slow)
+
+
+def shown(text: str) -> str:
+    """``text`` quoted for a message: bounded, with control characters escaped."""
+    if len(text) > _NUMBER_CHARS:
+        return escape(repr(text[:_NUMBER_CHARS])) + f"… ({len(text):,} characters)"
+    return escape(repr(text))
 
 
 def whole_number(text: str) -> int:
     """Any whole number."""
     try:
+        if len(text) > _NUMBER_CHARS:
+            raise ValueError(text)
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more."""
+    value = whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{shown(text)} must be 1 or more")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0 (of seconds)."""
+    try:
+        if len(text) > _NUMBER_CHARS:
+            raise ValueError(text)
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{shown(text)} must be a number above 0")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number of 0 or more (of seconds)."""
+    try:
+        if len(text) > _NUMBER_CHARS:
+            raise ValueError(text)
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{shown(text)} must be 0 or more")
+    return value
 
 
 def variant(text: str) -> RuleSet:
@@ -40,15 +89,21 @@ def variant(text: str) -> RuleSet:
 
 def bot_list(text: str) -> tuple[str, ...]:
     """Comma-separated bot names: ``greedy,random``."""
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    if not names:
-        raise argparse.ArgumentTypeError(f"no bot named in {text!r}")
+    names = tuple(name.strip() for name in text.split(","))
+    if not any(names):
+        raise argparse.ArgumentTypeError(f"no bot named in {shown(text)}")
+    if not all(names):
+        blank = names.index("") + 1
+        raise argparse.ArgumentTypeError(
+            f"bot {blank} of {len(names)} has no name in {shown(text)}: "
+            f"name one of {', '.join(BOT_NAMES)} for each"
+        )
     for name in names:
         try:
             bot_from_name(name)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"unknown bot {name!r} in {text!r}; choose from {', '.join(BOT_NAMES)}"
+                f"unknown bot {shown(name)} in {shown(text)}; choose from {', '.join(BOT_NAMES)}"
             ) from None
     return names
 
@@ -75,3 +130,60 @@ def players_of(parser: argparse.ArgumentParser, rules: RuleSet, players: int | N
         counts = " or ".join(map(str, rules.player_counts))
         parser.error(f"{rules.title} is played by {counts} players, not {players}")
     return players
+
+
+def check_bot_count(
+    parser: argparse.ArgumentParser, bots: tuple[str, ...], players: int, alone: bool = False
+) -> None:
+    """Refuse (exit 2) a ``--bots`` list that is neither one per team nor one per seat (nor,
+    with ``alone``, one bot for every seat)."""
+    counts = {2, players} | ({1} if alone else set())
+    if len(bots) in counts:
+        return
+    if players == 2:
+        takes = "1 or 2 bots (one per seat)" if alone else "2 bots (one per seat)"
+    else:
+        takes = (
+            "1 bot, 2 (one per team) or 4 (one per seat)"
+            if alone
+            else ("2 bots (one per team) or 4 (one per seat)")
+        )
+    parser.error(f"--bots takes {takes} with {players} players, not {len(bots)}: " + ",".join(bots))
+
+
+def add_montecarlo_budget(parser: argparse.ArgumentParser) -> None:
+    """``--playouts N`` and ``--seconds-per-move S``: the Monte Carlo bot's budget."""
+    defaults = MonteCarloBot()
+    parser.add_argument(
+        "--playouts",
+        type=positive_int,
+        metavar="N",
+        help="the montecarlo bot's sampled deals per decision "
+        f"(default {defaults.playouts}; with --seconds-per-move alone, no limit)",
+    )
+    parser.add_argument(
+        "--seconds-per-move",
+        type=positive_float,
+        metavar="S",
+        help="the montecarlo bot's thinking time per decision, whichever of the two budgets "
+        "ends first (default: no limit)",
+    )
+
+
+def montecarlo_bots(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[str | MonteCarloBot, ...]:
+    """``args.bots`` with each Monte Carlo bot given the budget of ``--playouts`` and
+    ``--seconds-per-move``; a budget with no Monte Carlo bot to take it is refused (exit 2)."""
+    playouts, seconds = args.playouts, args.seconds_per_move
+    if playouts is None and seconds is None:
+        return tuple(args.bots)
+    if not any(isinstance(bot_from_name(name), MonteCarloBot) for name in args.bots):
+        parser.error("--playouts and --seconds-per-move set the montecarlo bot, not in --bots")
+    budget = MonteCarloBot(
+        playouts=playouts if playouts is not None or seconds is None else None,
+        seconds=seconds,
+    )
+    return tuple(
+        budget if isinstance(bot_from_name(name), MonteCarloBot) else name for name in args.bots
+    )

@@ -12,7 +12,16 @@ from contextlib import ExitStack, contextmanager
 from typing import Any, TextIO
 
 from ..simulate import Simulation, dask_executor, simulate
-from .options import add_variant, bot_list, players_of, positive_int, whole_number
+from .options import (
+    add_montecarlo_budget,
+    add_variant,
+    bot_list,
+    check_bot_count,
+    montecarlo_bots,
+    players_of,
+    positive_int,
+    whole_number,
+)
 
 __all__ = ["add_parser", "format_table", "run"]
 
@@ -40,6 +49,7 @@ def add_parser(commands: Any) -> None:
         "(default: greedy,random)",
     )
     parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
+    add_montecarlo_budget(parser)
     parser.add_argument(
         "--workers", type=positive_int, default=1, help="processes to play in (default 1)"
     )
@@ -57,11 +67,7 @@ def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
     rules = args.variant
     players = players_of(parser, rules, args.players)
-    if len(args.bots) not in (2, players):
-        parser.error(
-            f"--bots takes 2 bots (one per team) or {players} (one per seat), "
-            f"not {len(args.bots)}: {','.join(args.bots)}"
-        )
+    check_bot_count(parser, args.bots, players)
     if args.dask_scheduler and args.workers != 1:
         parser.error("give --workers or --dask-scheduler, not both")
     show_progress = not args.json and sys.stderr.isatty()
@@ -73,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             rules,
             players,
             games=args.games,
-            bots=args.bots,
+            bots=montecarlo_bots(parser, args),
             seed=args.seed,
             executor=executor,
             progress=progress,
@@ -147,6 +153,14 @@ def _progress_bar(stream: TextIO, enabled: bool) -> Iterator[Callable[[int, int]
         stream.flush()
 
 
+def _figure(value: float) -> str:
+    """A measured figure with three significant digits at least: ``22.6``, ``0.0412``, never
+    ``0.0`` for a slow bot's rate."""
+    if value == 0 or value >= 100:
+        return f"{value:.0f}"
+    return f"{value:#.3g}"
+
+
 def format_table(result: Simulation, where: str = "1 worker") -> str:
     """The statistics of a simulation as a plain-text table."""
     from .. import variants
@@ -168,7 +182,7 @@ def format_table(result: Simulation, where: str = "1 worker") -> str:
     endings = result.endings
     games = result.games
     per_move = ", ".join(
-        f"{name} {s * 1000:.2f} ms" for name, s in result.seconds_per_move().items()
+        f"{name} {_figure(s * 1000)} ms" for name, s in result.seconds_per_move().items()
     )
     lines += [
         f"ties: {result.ties}",
@@ -177,6 +191,6 @@ def format_table(result: Simulation, where: str = "1 worker") -> str:
         "hands ended: "
         + ", ".join(f"{how.replace('-', ' ')} {n} ({n / games:.0%})" for how, n in endings.items()),
         f"time per move: {per_move}",
-        f"{result.seconds:.1f} s, {result.games_per_s:.1f} hands/s ({where})",
+        f"{_figure(result.seconds)} s, {_figure(result.games_per_s)} hands/s ({where})",
     ]
     return "\n".join(lines)

@@ -36,7 +36,7 @@ import types
 import typing
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import attrs
 
@@ -49,6 +49,7 @@ from ..errors import InvalidState
 from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
 from ..match import History, Match, winner_of
 from ..melds import Meld, classify
+from ..quoting import kind_of
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState, Phase
@@ -132,7 +133,7 @@ def _show(value: object) -> str:
         return "an object"
     if type(value) is list or type(value) is tuple:
         return f"a list of {len(value)}"
-    return f"a {type(value).__name__}"
+    return kind_of(value)
 
 
 # --- scalars --------------------------------------------------------------------------------------
@@ -531,8 +532,8 @@ def _check_view(seen: PlayerView) -> None:
         raise DecodeError("the view's card counts are not one per seat, or negative")
     try:
         state = canonical_state(seen)
-    except ValueError as error:
-        raise DecodeError(f"no game shows this view: {error}") from None
+    except ValueError as error:  # its message says "no game shows this view" already
+        raise DecodeError(str(error)) from None
     _check_state(state)
     if view(state, seen.seat) != seen:
         raise DecodeError("no game shows this view: its counts and cards do not agree")
@@ -591,6 +592,7 @@ def _kinds() -> dict[str, type]:
 KINDS: Final = ("state", "view", "action", "rules", "score", "record", "match", "match-record")
 """The ``"type"`` of each kind of document."""
 _HEADER: Final = frozenset({"format", "type"})
+_T = TypeVar("_T")
 _TYPE_OF: Final = {cls: kind for kind, cls in _kinds().items()}
 _ACTION_TYPES: Final = (DrawFromStock, TakeDiscardPile, NewMeld, AddToMeld, Discard)
 
@@ -628,12 +630,39 @@ def to_json(obj: object) -> str:
     return json.dumps(to_data(obj), ensure_ascii=False, separators=(",", ":"))
 
 
-def from_data(data: object) -> Any:
+@typing.overload
+def from_data(data: object) -> Any: ...
+@typing.overload
+def from_data(data: object, *, expected: type[_T]) -> _T: ...
+def from_data(data: object, *, expected: type[Any] | None = None) -> Any:
     """The value that the dict ``data`` (as :func:`to_data` makes it) describes; anything else is
-    a :class:`DecodeError`."""
+    a :class:`DecodeError`. With ``expected`` (a class such as ``GameRecord``, or ``Action``),
+    a value of another class is a :class:`DecodeError` too, and the type checker knows the
+    value's class. An ``expected`` that is not a class is a ``TypeError``."""
+    if expected is not None and not isinstance(expected, type | types.UnionType):
+        raise TypeError(f"expected must be a class, not {type(expected).__name__}")
+    value = _from_data(data)
+    if expected is not None and not isinstance(value, expected):
+        kind = _kind_of(value)
+        article = "an" if kind[0] in "aeiou" else "a"
+        name = getattr(expected, "__name__", None) or str(expected)
+        raise DecodeError(f"{article} {kind} document where a {name} was expected")
+    return value
+
+
+def _kind_of(value: object) -> str:
+    if isinstance(value, _ACTION_TYPES):
+        return "action"
+    return "rules" if isinstance(value, RuleSet) else _TYPE_OF.get(type(value), "?")
+
+
+def _from_data(data: object) -> Any:
     if type(data) is not dict:
         raise _fail("a JSON object with a 'format' and a 'type'", data)
     _check_keys(data)
+    for key in ("format", "type"):
+        if key not in data:
+            raise DecodeError(f"the key {key!r} is missing: a document starts with format and type")
     version = data.get("format")
     # The type first: only then is the comparison the int's own (not a hostile object's).
     if type(version) is not int or version != FORMAT:
@@ -696,9 +725,15 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def from_json(text: str | bytes) -> Any:
+@typing.overload
+def from_json(text: str | bytes) -> Any: ...
+@typing.overload
+def from_json(text: str | bytes, *, expected: type[_T]) -> _T: ...
+def from_json(text: str | bytes, *, expected: type[Any] | None = None) -> Any:
     """The value a JSON document (as :func:`to_json` writes it) describes; anything else is a
-    :class:`DecodeError`, raised quickly (see :data:`MAX_JSON_CHARS`, :data:`MAX_DEPTH`)."""
+    :class:`DecodeError`, raised quickly (see :data:`MAX_JSON_CHARS`, :data:`MAX_DEPTH`). With
+    ``expected``, as for :func:`from_data`: ``from_json(text, expected=GameRecord)`` is typed
+    ``GameRecord``, and a document of anything else is a :class:`DecodeError`."""
     if isinstance(text, bytes | bytearray):
         if len(text) > 4 * MAX_JSON_CHARS:
             raise DecodeError(f"a document of {len(text):,} bytes is over the limit")
@@ -720,4 +755,4 @@ def from_json(text: str | bytes) -> Any:
         raise
     except (ValueError, RecursionError) as error:
         raise DecodeError(f"not a JSON document ({error}): {quote(text)}") from None
-    return from_data(data)
+    return from_data(data) if expected is None else from_data(data, expected=expected)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..quoting import quote_text
+
 __all__ = ["DecodeError", "InvalidRecord", "NotationError", "ReplayError", "quote"]
 
 QUOTE_CHARS: Final = 60
@@ -13,9 +15,7 @@ QUOTE_CHARS: Final = 60
 def quote(text: str) -> str:
     """``repr`` of the first :data:`QUOTE_CHARS` characters of ``text`` (marking a cut with
     ``…``), so that a message never carries an unbounded input."""
-    if len(text) <= QUOTE_CHARS:
-        return repr(text)
-    return repr(text[:QUOTE_CHARS]) + f"… ({len(text):,} characters)"
+    return quote_text(text, QUOTE_CHARS)
 
 
 class NotationError(ValueError):

@@ -110,16 +110,20 @@ def parse_action(
     bounded part of) it; text over :data:`MAX_NOTATION_CHARS` characters is refused unread.
     """
     action = _parse(text)
-    if state is not None:
-        error = why_illegal(state, action, player)
-        if error is not None:
-            raise error
-    return action
+    if state is None:
+        return action
+    error = why_illegal(state, action, player)  # a fresh exception, without a traceback
+    if error is None:
+        return action
+    del state  # the raise puts this frame in the error's traceback: it must not hold the state
+    raise error
 
 
 def _parse(text: object) -> Action:
     if not isinstance(text, str):
         raise NotationError(f"an action's notation is a string, not {describe(text)}")
+    if type(text) is not str:  # a str subclass: its own len, split or isprintable could lie
+        text = str.__str__(text)
     if len(text) > MAX_NOTATION_CHARS:
         raise NotationError(
             f"not an action: {quote(text)} is longer than {MAX_NOTATION_CHARS} characters"
