@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import importlib.machinery
+import importlib.util
 import pkgutil
 import re
 from pathlib import Path
@@ -19,8 +20,14 @@ DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
+def _has_server_extra() -> bool:
+    return all(importlib.util.find_spec(m) for m in ("starlette", "uvicorn", "httpx"))
+
+
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_markdown_examples_run(path: Path) -> None:
+    if path.name == "server.md" and not _has_server_extra():
+        pytest.skip("the server's examples need the 'server' extra")
     namespace: dict[str, object] = {"__name__": "__doc_example__"}
     for block in BLOCK.findall(path.read_text(encoding="utf-8")):
         exec(compile(block, str(path), "exec"), namespace)
@@ -44,6 +51,8 @@ def is_compiled(module: object) -> bool:
 
 @pytest.mark.parametrize("name", ["buraco_rules", *MODULES])
 def test_doctests(name: str) -> None:
+    if name.startswith("buraco_rules.server") and not _has_server_extra():
+        pytest.skip("the server needs the 'server' extra")
     module = importlib.import_module(name)
     if is_compiled(module):
         pytest.skip(f"{name} is compiled: its doctests run against the pure build")

@@ -13,7 +13,14 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import bench_command, match_command, play_command, replay_command, simulate_command
+from . import (
+    bench_command,
+    match_command,
+    play_command,
+    replay_command,
+    serve_command,
+    simulate_command,
+)
 
 __all__ = ["main"]
 
@@ -28,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (simulate_command, play_command, match_command, replay_command, bench_command):
         module.add_parser(commands)
+    serve_command.add_parser(commands)
     return parser
 
 

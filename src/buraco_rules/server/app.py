@@ -1,0 +1,280 @@
+"""The ASGI application: the page, ``POST /api/tables`` and the ``/ws`` WebSocket, on Starlette.
+
+:func:`create_app` builds it around one SQLite file; ``buraco-rules serve`` runs it under
+Uvicorn, and any ASGI server (or a ``Mount`` in one's own Starlette app) can run it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .. import variants
+from ..match import Match
+from .protocol import Join, Move, ProtocolError, read_frame
+from .store import TableStore
+from .tables import CreateError, Table, TableHub
+
+__all__ = ["MAX_BODY_BYTES", "create_app"]
+
+log = logging.getLogger("buraco_rules.server")
+
+MAX_BODY_BYTES: Final = 4096
+"""The largest request body ``POST /api/tables`` reads."""
+
+_MAX_QUEUED: Final = 256  # messages queued for a client that reads too slowly
+_MAX_PER_SEAT: Final = 8  # connections one seat may hold at once (a laptop and a phone...)
+_CLOSE_CODES: Final = {"too-big": 1009, "binary": 1003}  # others close with 1008 (policy)
+
+_STATIC: Final = {
+    "table.css": "text/css; charset=utf-8",
+    "table.js": "text/javascript; charset=utf-8",
+}
+_HEADERS: Final = {
+    # The page loads nothing from elsewhere, and no other site may frame it.
+    "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-cache",
+}
+
+
+def _asset(name: str) -> bytes:
+    return resources.files(__package__).joinpath("static", name).read_bytes()
+
+
+def create_app(
+    db: str | Path = "buraco.sqlite",
+    *,
+    bot_delay: float = 0.5,
+    rate: float = 20.0,
+    max_tables: int = 1000,
+    join_timeout: float = 10.0,
+) -> Starlette:
+    """The server as an ASGI application, keeping its tables in the SQLite file ``db``
+    (created on first use). ``bot_delay`` is the pause before each bot move in seconds,
+    ``rate`` the messages per second a connection may send (bursts of twice as many), and
+    ``max_tables`` the most unfinished tables it holds; a connection that has not joined a seat
+    within ``join_timeout`` seconds is closed. The hub is ``app.state.hub`` once the
+    application has started (its lifespan reloads every unfinished table)."""
+    page = _asset("index.html")
+    assets = {name: _asset(name) for name in _STATIC}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store = TableStore(db)
+        hub = TableHub(store, bot_delay=bot_delay, max_tables=max_tables)
+        loaded = hub.load_unfinished()
+        log.info("%d unfinished tables loaded from %s", loaded, Path(db).name)
+        hub.start()
+        app.state.hub = hub
+        try:
+            yield
+        finally:
+            await hub.stop()
+            store.close()
+
+    async def index(request: Request) -> Response:
+        return Response(page, media_type="text/html; charset=utf-8", headers=_HEADERS)
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in assets:
+            return Response("not found", status_code=404, media_type="text/plain")
+        return Response(assets[name], media_type=_STATIC[name], headers=_HEADERS)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    async def variant_list(request: Request) -> Response:
+        return JSONResponse(
+            [
+                {
+                    "name": n,
+                    "title": variants.get(n).title,
+                    "players": variants.get(n).player_counts,
+                }
+                for n in variants.NAMES
+            ]
+        )
+
+    async def create_table(request: Request) -> Response:
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            # Another site's page may send a form or plain text here without asking first;
+            # JSON needs the browser's cross-origin check, which this server never grants.
+            return _error(415, "malformed", "send the request as application/json")
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                return _error(413, "too-big", f"a request holds at most {MAX_BODY_BYTES} bytes")
+        try:
+            spec = json.loads(body)
+        except (ValueError, RecursionError):
+            return _error(400, "malformed", "the request must be a JSON object")
+        hub: TableHub = request.app.state.hub
+        try:
+            created = hub.create(spec)
+        except CreateError as error:
+            return _error(400, "bad-table", str(error))
+        root = request.scope.get("root_path", "")  # where the app is mounted, if it is
+        for seat in created["seats"]:
+            if seat["kind"] == "human":
+                # In the fragment: browsers never send it, so it reaches no log.
+                seat["link"] = f"{root}/#table={created['table']}&token={seat['token']}"
+        return JSONResponse(created, status_code=201, headers={"Cache-Control": "no-store"})
+
+    async def socket(websocket: WebSocket) -> None:
+        await _Client(websocket, websocket.app.state.hub, rate, join_timeout).serve()
+
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/static/{name}", static),
+            Route("/api/health", health),
+            Route("/api/variants", variant_list),
+            Route("/api/tables", create_table, methods=["POST"]),
+            WebSocketRoute("/ws", socket),
+        ],
+        lifespan=lifespan,
+    )
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"type": "error", "code": code, "message": message}, status_code=status)
+
+
+class _Client:
+    """One WebSocket connection: reads frames, rate-limits them, and writes what the hub sends
+    through a bounded queue (a client that stops reading is dropped, not waited for)."""
+
+    def __init__(
+        self, websocket: WebSocket, hub: TableHub, rate: float, join_timeout: float
+    ) -> None:
+        self.join_timeout = join_timeout
+        self.websocket = websocket
+        self.hub = hub
+        self.rate = rate
+        self.allowance = 2 * rate
+        self.checked = time.monotonic()
+        self.queue: asyncio.Queue[dict[str, Any] | int] = asyncio.Queue()
+        self.closing = False
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.closing:
+            return
+        if self.queue.qsize() >= _MAX_QUEUED:
+            self.close(1008)
+            return
+        self.queue.put_nowait(message)
+
+    def close(self, code: int) -> None:
+        if not self.closing:
+            self.closing = True
+            self.queue.put_nowait(code)
+
+    async def _write(self) -> None:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, int):
+                with contextlib.suppress(Exception):
+                    await self.websocket.close(item)
+                return
+            await self.websocket.send_text(json.dumps(item, separators=(",", ":")))
+
+    async def _frame(self, timeout: float | None) -> str | None:
+        """The next text frame, or None when the client has gone."""
+        try:
+            message = await asyncio.wait_for(self.websocket.receive(), timeout)
+        except TimeoutError:
+            raise ProtocolError("join-timeout", "no join in time", close=True) from None
+        if message["type"] == "websocket.disconnect":
+            return None
+        self._spend()
+        text = message.get("text")
+        if text is None:
+            raise ProtocolError("binary", "frames must be text (JSON)", close=True)
+        return str(text)
+
+    def _spend(self) -> None:
+        now = time.monotonic()
+        self.allowance = min(2 * self.rate, self.allowance + (now - self.checked) * self.rate)
+        self.checked = now
+        if self.allowance < 1:
+            raise ProtocolError("rate-limited", "too many messages", close=True)
+        self.allowance -= 1
+
+    async def serve(self) -> None:
+        await self.websocket.accept()
+        writer = asyncio.create_task(self._write())
+        joined: tuple[Table, int] | None = None
+        try:
+            while not self.closing:
+                try:
+                    text = await self._frame(None if joined else self.join_timeout)
+                    if text is None:
+                        break
+                    message = read_frame(text)
+                    if joined is None:
+                        if not isinstance(message, Join):
+                            raise ProtocolError("not-joined", "send join first", close=True)
+                        joined = self._join(message)
+                    elif isinstance(message, Join):
+                        raise ProtocolError("already-joined", "this connection has its seat")
+                    elif isinstance(message, Move):
+                        table, seat = joined
+                        await self.hub.move(table, seat, message.seq, message.action, self)
+                    else:
+                        self.send({"type": "pong"})
+                except ProtocolError as error:
+                    self.send({"type": "error", "code": error.code, "message": str(error)})
+                    if error.close or joined is None:  # a connection without a seat: no retry
+                        self.close(_CLOSE_CODES.get(error.code, 1008))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if joined is not None:
+                self.hub.leave(joined[0], joined[1], self)
+            self.close(1000)
+            with contextlib.suppress(Exception):
+                await writer
+
+    def _join(self, message: Join) -> tuple[Table, int]:
+        found = self.hub.find(message.token, message.table)
+        if found is None:
+            raise ProtocolError("bad-token", "no seat of this table has that token", close=True)
+        table, seat = found
+        if len(table.seats[seat].connections) >= _MAX_PER_SEAT:
+            raise ProtocolError(
+                "too-many-connections", f"a seat holds {_MAX_PER_SEAT} connections", close=True
+            )
+        self.send(
+            {
+                "type": "welcome",
+                "table": table.id,
+                "seat": seat,
+                "players": table.players,
+                "variant": table.hand.rules.name,
+                "title": table.hand.rules.title,
+                "match": isinstance(table.state, Match),
+                "next_seq": table.seats[seat].last_seq + 1,
+            }
+        )
+        self.hub.join(table, seat, self)
+        return table, seat
