@@ -37,12 +37,12 @@ import pyspiel
 from .. import variants
 from ..cards import DECK, all_cards
 from ..determinize import determinize
-from ..engine import apply, new_game
+from ..engine import new_game
 from ..rules import DECK_SIZE, RuleSet
-from ..scoring import score
 from ..state import GameState
 from ..views import PlayerView, view
-from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
+from ._position import IllegalToken, Position, max_tokens_per_turn, token_name, utility_bound
+from .encoding import NUM_TOKENS, is_complete, legal_tokens
 from .observation import LAYOUT, OBSERVATION_SIZE, encode
 
 __all__ = [
@@ -91,31 +91,6 @@ _FACES: Final = all_cards()
 _COPIES: Final = tuple(DECK.count(c) for c in _FACES)
 
 
-def max_tokens_per_turn() -> int:
-    """A bound on the token steps of one turn: a draw or a take (at most three tokens besides its
-    cards), melds of at most three tokens besides their cards, each card leaving the hand once
-    (a hand never holds more than the 108 cards), and a discard: ``5 + 4 × 108``."""
-    return 5 + 4 * DECK_SIZE
-
-
-def utility_bound(rules: RuleSet) -> int:
-    """The most points one team's total can exceed the other's by: every card of the deck
-    counted for it (its melds and the other team's hands are disjoint), a canasta of the best
-    kind for every seven cards, the going-out bonus and the other team's extra-pile penalty
-    (R16-R18, R22). ``min_utility``/``max_utility`` are this times ``reward_scale``."""
-    values = rules.value_by_id
-    bonuses = rules.canasta_bonuses
-    best = max(
-        bonuses.mixed,
-        bonuses.clean,
-        bonuses.all_ranks,
-        bonuses.ace_to_ace,
-        bonuses.semi_clean or 0,
-    )
-    cards = sum(values[c] * n for c, n in zip(_FACES, _COPIES, strict=True))
-    return cards + (DECK_SIZE // 7) * best + rules.going_out_bonus + rules.extra_pile_penalty
-
-
 @attrs.frozen
 class _Config:
     """The game's parameters, checked (shared by every state: never copied)."""
@@ -137,10 +112,8 @@ class _Node:
 
     dealt: tuple[int, ...] = ()
     """The faces dealt so far, while the deal lasts."""
-    engine: GameState | None = None
-    pending: tuple[int, ...] = ()
-    turns: int = 0
-    truncated: bool = False
+    position: Position | None = None
+    """The hand once dealt."""
 
     def __deepcopy__(self, memo: object) -> _Node:
         return self
@@ -214,39 +187,48 @@ class BuracoState(pyspiel.State):  # type: ignore[misc]
         self._node = _Node()
 
     @property
+    def position(self) -> Position | None:
+        """The hand as the adapters step it (None while the deal lasts)."""
+        return self._node.position
+
+    @property
     def engine_state(self) -> GameState | None:
         """The engine's state (None while the deal lasts)."""
-        return self._node.engine
+        position = self._node.position
+        return None if position is None else position.engine
 
     @property
     def pending_tokens(self) -> tuple[int, ...]:
         """The tokens of the action the seat to act is spelling."""
-        return self._node.pending
+        position = self._node.position
+        return () if position is None else position.pending
 
     @property
     def is_truncated(self) -> bool:
         """True when the hand was cut at ``max_turns`` (and so is terminal)."""
-        return self._node.truncated
+        position = self._node.position
+        return position is not None and position.truncated
 
     @property
     def turns(self) -> int:
-        """Turns played so far (a turn ends when the seat to act changes)."""
-        return self._node.turns
+        """Turns played so far, of any seat (a turn ends when the seat to act changes)."""
+        position = self._node.position
+        return 0 if position is None else position.turns
 
     def current_player(self) -> int:
         """The seat to act, ``CHANCE`` during the deal or ``TERMINAL``."""
-        node = self._node
-        if node.engine is None:
+        position = self._node.position
+        if position is None:
             return int(pyspiel.PlayerId.CHANCE)
-        if node.truncated or node.engine.is_over:
+        if position.over:
             return int(pyspiel.PlayerId.TERMINAL)
-        return node.engine.current_player
+        return position.engine.current_player
 
     def _legal_actions(self, player: int) -> list[int]:
-        node = self._node
-        if node.engine is None or player != node.engine.current_player:
+        position = self._node.position
+        if position is None or player != position.engine.current_player:
             return []
-        return list(legal_tokens(node.engine, node.pending))
+        return list(position.legal())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The faces still in the deck, each with the chance of its copies left."""
@@ -261,56 +243,43 @@ class BuracoState(pyspiel.State):  # type: ignore[misc]
     def _apply_action(self, action: int) -> None:
         node = self._node
         config = self._config
-        if node.engine is None:
-            dealt = (*node.dealt, int(action))
-            if Counter(dealt)[int(action)] > _COPIES[int(action)]:
-                raise ValueError(f"no copy of {_FACES[int(action)]} is left to deal")
+        if node.position is None:
+            face = int(action)
+            dealt = (*node.dealt, face)
+            if not 0 <= face < len(_FACES) or dealt.count(face) > _COPIES[face]:
+                raise ValueError(f"no copy of face {face} is left to deal")
             if len(dealt) < DECK_SIZE:
-                self._node = attrs.evolve(node, dealt=dealt)
+                self._node = _Node(dealt=dealt)
                 return
             deck = [_FACES[f] for f in dealt]
             engine = new_game(
                 config.rules, config.players, deck=deck, first_player=config.first_player
             )
-            self._node = _Node(engine=engine)
+            self._node = _Node(position=Position(engine))
             return
-        if node.truncated or node.engine.is_over:
-            raise ValueError("the hand is over")
-        token = int(action)
-        if token not in legal_tokens(node.engine, node.pending):
-            raise ValueError(f"token {token} ({_name(token)}) is not legal here")
-        tokens = (*node.pending, token)
-        if not is_complete(tokens):
-            self._node = attrs.evolve(node, pending=tokens)
-            return
-        before = node.engine
-        after = apply(before, tokens_to_action(tokens))
-        turns = node.turns + (after.current_player != before.current_player or after.is_over)
-        self._node = _Node(
-            engine=after,
-            turns=turns,
-            truncated=not after.is_over and turns >= config.max_turns,
-        )
+        try:
+            self._node = _Node(position=node.position.step(int(action), config.max_turns))
+        except IllegalToken as error:
+            raise ValueError(str(error)) from None
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {_FACES[int(action)]}"
-        return _name(int(action))
+        return token_name(int(action))
 
     def is_terminal(self) -> bool:
         """The hand is over, or was cut at ``max_turns``."""
-        node = self._node
-        return node.engine is not None and (node.truncated or node.engine.is_over)
+        position = self._node.position
+        return position is not None and position.over
 
     def returns(self) -> list[float]:
         """By seat, ``reward_scale`` × (own team's total − the other team's); zeros until the
         end."""
         config = self._config
-        engine = self._node.engine
-        if engine is None or not self.is_terminal():
+        position = self._node.position
+        if position is None or not position.over:
             return [0.0] * config.players
-        totals = [s.total for s in score(engine)]
-        diff = (totals[0] - totals[1]) * config.reward_scale
+        diff = position.team_difference() * config.reward_scale
         return [diff if seat % 2 == 0 else -diff for seat in range(config.players)]
 
     def rewards(self) -> list[float]:
@@ -325,36 +294,28 @@ class BuracoState(pyspiel.State):  # type: ignore[misc]
         rng = random.Random(int(float(sampler()) * 2**53))
         node = self._node
         clone = BuracoState(self.get_game())
-        if node.engine is None:
+        position = node.position
+        if position is None:
             clone._node = _Node(dealt=_redeal(node.dealt, self._config, player, rng))
             return clone
-        seen = view(node.engine, player)
-        engine = determinize(seen, rng)
-        pending = node.pending if node.engine.current_player == player else ()
-        clone._node = attrs.evolve(node, engine=engine, pending=pending)
+        engine = determinize(view(position.engine, player), rng)
+        pending = position.pending if position.engine.current_player == player else ()
+        clone._node = _Node(position=attrs.evolve(position, engine=engine, pending=pending))
         return clone
 
     def __str__(self) -> str:
         node = self._node
-        if node.engine is None:
+        if node.position is None:
             return "deal: " + " ".join(str(_FACES[f]) for f in node.dealt)
-        return _describe(node)
+        return _describe(node.position)
 
 
-def _name(token: int) -> str:
-    try:
-        return token_to_string(token)
-    except ValueError:
-        return f"<no token {token}>"
-
-
-def _describe(node: _Node) -> str:
-    state = node.engine
-    if state is None:  # pragma: no cover - only called with an engine state
-        return ""
+def _describe(position: Position) -> str:
+    state = position.engine
     lines = [
-        f"{state.rules.name} {state.players}p, turn {node.turns}, seat {state.current_player} "
-        f"to act, phase {state.phase.value}" + (", truncated" if node.truncated else ""),
+        f"{state.rules.name} {state.players}p, turn {position.turns}, seat "
+        f"{state.current_player} to act, phase {state.phase.value}"
+        + (", truncated" if position.truncated else ""),
     ]
     lines += [f"hand {s}: {' '.join(map(str, h))}" for s, h in enumerate(state.hands)]
     lines.append("stock: " + " ".join(map(str, state.stock)))
@@ -367,7 +328,7 @@ def _describe(node: _Node) -> str:
         f"extra taken {state.extra_pile_taken}, untouched {state.untouched_extra_pile}, "
         f"single {state.taken_single_card}, went out {state.went_out}"
     )
-    lines.append("pending: " + " ".join(_name(t) for t in node.pending))
+    lines.append("pending: " + " ".join(token_name(t) for t in position.pending))
     return "\n".join(lines)
 
 
@@ -406,11 +367,13 @@ def from_engine_state(
     tokens = tuple(int(t) for t in pending)
     for k in range(len(tokens)):
         if tokens[k] not in legal_tokens(engine_state, tokens[:k]):
-            raise ValueError(f"the pending tokens lead to no legal action at {_name(tokens[k])}")
+            raise ValueError(
+                f"the pending tokens lead to no legal action at {token_name(tokens[k])}"
+            )
     if tokens and is_complete(tokens):
         raise ValueError("the pending tokens spell a whole action: apply it instead")
     state = game.new_initial_state()
-    state._node = _Node(engine=engine_state, pending=tokens)
+    state._node = _Node(position=Position(engine_state, tokens))
     return state
 
 
@@ -445,11 +408,11 @@ class BuracoObserver:
         self.dict["progress"] = self.tensor[OBSERVATION_SIZE:]
 
     def _seen(self, state: BuracoState, player: int) -> tuple[PlayerView | None, tuple[int, ...]]:
-        node = state._node
-        if node.engine is None:
+        position = state._node.position
+        if position is None:
             return None, ()
-        pending = node.pending if node.engine.current_player == player else ()
-        return view(node.engine, player), pending
+        pending = position.pending if position.engine.current_player == player else ()
+        return view(position.engine, player), pending
 
     def set_from(self, state: BuracoState, player: int) -> None:
         """Fill :attr:`tensor` with ``state`` as ``player`` observes it."""
@@ -476,7 +439,7 @@ class BuracoObserver:
             tensor[_PRIVATE[0]], tensor[_PRIVATE[1]] = private
             return
         tensor[OBSERVATION_SIZE] = 1.0
-        tensor[OBSERVATION_SIZE + 1] = min(1.0, node.turns / state._config.max_turns)
+        tensor[OBSERVATION_SIZE + 1] = min(1.0, state.turns / state._config.max_turns)
 
     def string_from(self, state: BuracoState, player: int) -> str:
         """``state`` as ``player`` observes it, as text."""
@@ -495,9 +458,9 @@ class BuracoObserver:
         parts = [f"p{player}"]
         if self._private:
             parts.append("hand " + " ".join(map(str, seen.hand)))
-            parts.append("spelling " + " ".join(_name(t) for t in pending))
+            parts.append("spelling " + " ".join(token_name(t) for t in pending))
         if self._public:
-            parts += _public_text(seen, node.turns)
+            parts += _public_text(seen, state.turns)
         return " | ".join(parts)
 
 
