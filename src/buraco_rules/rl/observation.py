@@ -21,6 +21,7 @@ squashed by ``p / (p + 1000)``. :data:`LAYOUT` names every slice:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Final, NamedTuple
 
@@ -131,18 +132,23 @@ def _counts(cards: Sequence[int], size: int = 53) -> npt.NDArray[np.float32]:
     return np.bincount(np.asarray(cards, dtype=np.intp), minlength=size).astype(np.float32)
 
 
-def _meld_features(out: npt.NDArray[np.float32], at: int, meld: Meld) -> None:
-    out[at] = 1.0
-    out[at + 1] = meld.kind is MeldKind.RUN
-    out[at + 2] = meld.kind is MeldKind.SET
-    out[at + 3] = meld.wildcard is None
-    out[at + 4] = len(meld.cards) >= 7
-    out[at + 5] = min(len(meld.cards), 14) / 14.0
+@lru_cache(maxsize=1 << 13)
+def _meld_vector(meld: Meld) -> npt.NDArray[np.float32]:
+    """The :data:`MELD_FEATURES` numbers of one meld (melds recur from state to state, so they
+    are worked out once; the array is never written to)."""
+    out = np.zeros(MELD_FEATURES, dtype=np.float32)
+    out[0] = 1.0
+    out[1] = meld.kind is MeldKind.RUN
+    out[2] = meld.kind is MeldKind.SET
+    out[3] = meld.wildcard is None
+    out[4] = len(meld.cards) >= 7
+    out[5] = min(len(meld.cards), 14) / 14.0
     naturals = meld.naturals
     if naturals:
-        bits = [(naturals >> (p + 1)) & 1 for p in range(14)]  # positions 1-14 (bit 0 unused)
-        out[at + 6 : at + 20] = bits
-    out[at + 20 : at + 73] = _counts(meld.cards) * _INVERSE_COPIES
+        out[6:20] = [(naturals >> (p + 1)) & 1 for p in range(14)]  # positions 1-14
+    out[20:73] = _counts(meld.cards) * _INVERSE_COPIES
+    out.flags.writeable = False
+    return out
 
 
 def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float32]:
@@ -169,7 +175,8 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     for relative in (0, 1):
         team = (my_team + relative) % 2
         for slot, meld in enumerate(view.melds[team][:NUM_SLOTS]):
-            _meld_features(out, at + (relative * NUM_SLOTS + slot) * MELD_FEATURES, meld)
+            start = at + (relative * NUM_SLOTS + slot) * MELD_FEATURES
+            out[start : start + MELD_FEATURES] = _meld_vector(meld)
     for seat, size in enumerate(view.hand_sizes):
         out[_S["hand_sizes"] + (seat - me) % players] = size / DECK_SIZE
     out[_S["stock_size"]] = view.stock_size / DECK_SIZE
