@@ -37,7 +37,7 @@ from ..views import view
 from ._position import IllegalToken, Position, utility_bound
 from .encoding import NUM_TOKENS
 from .observation import OBSERVATION_SIZE, encode
-from .pettingzoo import _positive, _rules_and_players, render_table
+from .pettingzoo import _positive_int, _positive_number, _rules_and_players, render_table
 
 __all__ = ["ENV_ID", "OBSERVATION_SIZE", "BuracoEnv"]
 
@@ -52,12 +52,12 @@ class BuracoEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     ``"greedy"``, ``"montecarlo"``); ``seat`` is the learning seat.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 - declared so by gymnasium.Env
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - declared so by gymnasium.Env
 
     def __init__(
         self,
         variant: str = "buraco-fechado",
-        players: int | None = None,
+        players: int = 2,
         max_turns: int = 300,
         reward_scale: float = 1.0,
         opponent: Bot | str = "greedy",
@@ -65,8 +65,8 @@ class BuracoEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         render_mode: str | None = None,
     ) -> None:
         self.rules, self.players = _rules_and_players(variant, players)
-        self.max_turns: int = _positive("max_turns", max_turns, int)
-        self.reward_scale = float(_positive("reward_scale", reward_scale, int | float))  # type: ignore[arg-type]
+        self.max_turns = _positive_int("max_turns", max_turns)
+        self.reward_scale = _positive_number("reward_scale", reward_scale)
         self.opponent: Bot = bot_from_name(opponent) if isinstance(opponent, str) else opponent
         if not callable(getattr(self.opponent, "choose", None)):
             raise ValueError(f"opponent must be a bot or a bot's name, not {opponent!r}")

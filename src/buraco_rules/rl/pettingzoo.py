@@ -22,6 +22,7 @@ truncated and scored as it stands.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, ClassVar, Final
 
@@ -50,18 +51,27 @@ ENV_NAME: Final = "buraco_v0"
 
 def _rules_and_players(variant: object, players: object) -> tuple[RuleSet, int]:
     rules = variants.get(variant)  # type: ignore[arg-type]
-    if players is None:
-        players = rules.default_players
     if type(players) is not int or players not in rules.player_counts:
         counts = " or ".join(map(str, rules.player_counts))
         raise ValueError(f"{rules.title} is played by {counts} players, not {players!r} (R1)")
     return rules, players
 
 
-def _positive(name: str, value: object, kind: type) -> Any:
-    if isinstance(value, bool) or not isinstance(value, kind) or not value > 0:  # type: ignore[operator]
-        raise ValueError(f"{name} must be a positive {kind.__name__}, not {value!r}")
+def _positive_int(name: str, value: object) -> int:
+    if type(value) is not int or value < 1:
+        raise ValueError(f"{name} must be an int from 1, not {value!r}")
     return value
+
+
+def _positive_number(name: str, value: object) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(f"{name} must be a positive number, not {value!r}")
+    return float(value)
 
 
 def render_table(position: Position, seat: int) -> str:
@@ -83,20 +93,21 @@ class BuracoAECEnv(AECEnv):  # type: ignore[misc]
         "render_modes": ["ansi"],
         "name": ENV_NAME,
         "is_parallelizable": False,
+        "render_fps": 1,
     }
 
     def __init__(
         self,
         variant: str = "buraco-fechado",
-        players: int | None = None,
+        players: int = 2,
         max_turns: int = 300,
         reward_scale: float = 1.0,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
         self.rules, self.players = _rules_and_players(variant, players)
-        self.max_turns: int = _positive("max_turns", max_turns, int)
-        self.reward_scale = float(_positive("reward_scale", reward_scale, int | float))  # type: ignore[arg-type]
+        self.max_turns = _positive_int("max_turns", max_turns)
+        self.reward_scale = _positive_number("reward_scale", reward_scale)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
@@ -213,15 +224,15 @@ raw_env = BuracoAECEnv
 
 def env(
     variant: str = "buraco-fechado",
-    players: int | None = None,
+    players: int = 2,
     max_turns: int = 300,
     reward_scale: float = 1.0,
     render_mode: str | None = None,
 ) -> Any:
     """The environment, wrapped as PettingZoo's classic environments are
     (``TerminateIllegalWrapper`` with the game's lowest reward, ``AssertOutOfBoundsWrapper``,
-    ``OrderEnforcingWrapper``). ``players`` defaults to the variant's usual count; bad
-    parameters are a ``ValueError``."""
+    ``OrderEnforcingWrapper``). The defaults are the OpenSpiel game's; bad parameters are a
+    ``ValueError``."""
     built = BuracoAECEnv(variant, players, max_turns, reward_scale, render_mode)
     wrapped: Any = wrappers.TerminateIllegalWrapper(built, illegal_reward=built.illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
