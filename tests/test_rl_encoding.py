@@ -224,6 +224,10 @@ def test_what_no_token_names_is_a_token_error() -> None:
         legal_tokens(state, (400,))
     with pytest.raises(TokenError):
         legal_tokens(state, "draw")  # type: ignore[arg-type]
+    with pytest.raises(TokenError):
+        legal_tokens(state, (0.0,))  # type: ignore[arg-type]  # equal to DRAW, but no token
+    with pytest.raises(TokenError):
+        legal_tokens(br.view(state, 1), (400,))
     with pytest.raises(TypeError):
         legal_tokens("a state")  # type: ignore[arg-type]
     assert legal_tokens(state, (DRAW,)) == () and legal_tokens(state, (MELD,)) == ()
@@ -248,8 +252,8 @@ def test_the_token_tree_cache_is_bounded_and_keyed_by_the_state_itself() -> None
     states = played(variants.ITALIAN, 2, seed=5, steps=700)
     for state in states:
         legal_tokens(state)
-    assert len(enc._tries) <= enc._TRIE_CACHE_SIZE
-    assert all(id(entry[0]) == key for key, entry in enc._tries.items())
+    assert len(enc._trees) <= enc._TREE_CACHE_SIZE
+    assert all(id(entry[0]) == key for key, entry in enc._trees.items())
     # A state equal to one cached but not the same object is answered the same way.
     first = states[0]
     copy = br.from_json(br.to_json(first))

@@ -90,8 +90,11 @@ def test_observations_are_bounded_and_unchanged_by_redeals(
         for seat in range(players):
             seen = br.view(state, seat)
             pending = prefixes(state) if seat == state.current_player else [()]
+            plain = encode(seen)
             for prefix in pending:
                 vector = encode(seen, prefix)
+                assert np.array_equal(observation.with_prefix(plain, prefix), vector)
+                assert np.array_equal(observation.with_prefix(vector, ()), plain)
                 assert vector.shape == (OBSERVATION_SIZE,) and vector.dtype == np.float32
                 assert float(vector.min()) >= 0.0 and float(vector.max()) <= 1.0
                 for _ in range(2):

@@ -47,6 +47,7 @@ import operator
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Final
 
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -294,43 +295,68 @@ def token_to_string(token: int) -> str:
     return str(_CARDS[value - FIRST_CARD])
 
 
-Trie = dict[tuple[int, ...], tuple[int, ...]]
-"""Each proper prefix of a legal action's tokens, and the sorted tokens that extend it."""
+class Tree:
+    """The token sequences of one state's legal actions, and the tokens that follow each prefix
+    asked about (worked out on demand: a policy walks one path, not the whole tree)."""
 
-_TRIE_CACHE_SIZE: Final = 512
-_tries: OrderedDict[int, tuple[GameState, Trie]] = OrderedDict()
+    __slots__ = ("following", "sequences")
+
+    def __init__(self, state: GameState) -> None:
+        self.sequences: tuple[tuple[int, ...], ...] = tuple(
+            [_tokens_of(a) for a in legal_actions(state)]
+        )
+        """Every legal action's tokens, in ``legal_actions`` order."""
+        self.following: dict[tuple[int, ...], tuple[tuple[int, ...], list[tuple[int, ...]]]] = {}
+        """By prefix: the sorted tokens that extend it, and the sequences that start with it."""
+
+    def after(self, prefix: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The sorted tokens that extend ``prefix``; None when no legal sequence starts with it
+        (``()`` when one ends there)."""
+        entry = self.following.get(prefix)
+        if entry is not None:
+            return entry[0]
+        if prefix:
+            if self.after(prefix[:-1]) is None:
+                return None
+            k = len(prefix) - 1
+            token = prefix[k]
+            candidates = [s for s in self.following[prefix[:-1]][1] if len(s) > k and s[k] == token]
+            if not candidates:
+                return None
+        else:
+            candidates = list(self.sequences)
+        k = len(prefix)
+        nexts = tuple(sorted({s[k] for s in candidates if len(s) > k}))
+        self.following[prefix] = (nexts, candidates)
+        return nexts
+
+
+@lru_cache(maxsize=1 << 15)
+def _tokens_of(action: Action) -> tuple[int, ...]:
+    # Legal action objects recur from state to state (the move generator memoises them).
+    return action_to_tokens(action)
+
+
+_TREE_CACHE_SIZE: Final = 64
+_trees: OrderedDict[int, tuple[GameState, Tree]] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _build_trie(state: GameState) -> Trie:
-    following: dict[tuple[int, ...], set[int]] = {}
-    for action in legal_actions(state):
-        tokens = action_to_tokens(action)
-        for k in range(len(tokens)):
-            prefix = tokens[:k]
-            nexts = following.get(prefix)
-            if nexts is None:
-                following[prefix] = {tokens[k]}
-            else:
-                nexts.add(tokens[k])
-    return {prefix: tuple(sorted(nexts)) for prefix, nexts in following.items()}
-
-
-def trie(state: GameState) -> Trie:
+def tree(state: GameState) -> Tree:
     """The token tree of ``state``'s legal actions (internal to the adapters), cached for the
     last states asked about: keyed by identity, and holding the state so that its id is not
     reused while the entry lives."""
     key = id(state)
     with _lock:
-        entry = _tries.get(key)
+        entry = _trees.get(key)
         if entry is not None and entry[0] is state:
-            _tries.move_to_end(key)
+            _trees.move_to_end(key)
             return entry[1]
-    built = _build_trie(state)
+    built = Tree(state)
     with _lock:
-        _tries[key] = (state, built)
-        if len(_tries) > _TRIE_CACHE_SIZE:
-            _tries.popitem(last=False)
+        _trees[key] = (state, built)
+        if len(_trees) > _TREE_CACHE_SIZE:
+            _trees.popitem(last=False)
     return built
 
 
@@ -354,9 +380,12 @@ def legal_tokens(
         state = state_or_view
     else:
         raise TypeError(f"expected a GameState or a PlayerView, not {describe(state_or_view)}")
-    key: tuple[int, ...] = prefix if type(prefix) is tuple else _as_tokens(prefix, "prefix")
-    found = trie(state).get(key)
+    if type(prefix) is tuple and all(type(t) is int for t in prefix):
+        key: tuple[int, ...] = prefix
+    else:  # a float equal to a token would find its entry: only ints are tokens
+        key = _as_tokens(prefix, "prefix")
+    found = tree(state).after(key)
     if found is not None:
         return found
-    _as_tokens(key, "prefix")  # a tuple of non-tokens is refused, not answered with ()
+    _as_tokens(key, "prefix")  # ints that are no tokens are refused, not answered with ()
     return ()

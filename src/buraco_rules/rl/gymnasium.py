@@ -36,7 +36,7 @@ from ..state import GameState
 from ..views import view
 from ._position import IllegalToken, Position, utility_bound
 from .encoding import NUM_TOKENS
-from .observation import OBSERVATION_SIZE, encode
+from .observation import OBSERVATION_SIZE, encode, with_prefix
 from .pettingzoo import _positive_int, _positive_number, _rules_and_players, render_table
 
 __all__ = ["ENV_ID", "OBSERVATION_SIZE", "BuracoEnv"]
@@ -83,6 +83,8 @@ class BuracoEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self._bots_rng = random.Random()
         self._position: Position | None = None
         self._ended = False
+        self._seen: tuple[GameState, npt.NDArray[np.float32]] | None = None
+        """The last engine state observed and its observation without a prefix."""
 
     @property
     def position(self) -> Position:
@@ -111,7 +113,10 @@ class BuracoEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
 
     def _observation(self) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         position = self.position
-        observation = encode(view(position.engine, self.seat), position.pending)
+        engine = position.engine
+        if self._seen is None or self._seen[0] is not engine:
+            self._seen = (engine, encode(view(engine, self.seat)))
+        observation = with_prefix(self._seen[1], position.pending)
         return observation, {"action_mask": self.action_masks().astype(np.int8)}
 
     def _play_bots(self, position: Position) -> Position:

@@ -35,7 +35,15 @@ from ..state import Phase
 from ..views import PlayerView
 from .encoding import NUM_SLOTS, NUM_TOKENS, _as_tokens
 
-__all__ = ["LAYOUT", "MELD_FEATURES", "OBSERVATION_SIZE", "POINTS_SCALE", "Field", "encode"]
+__all__ = [
+    "LAYOUT",
+    "MELD_FEATURES",
+    "OBSERVATION_SIZE",
+    "POINTS_SCALE",
+    "Field",
+    "encode",
+    "with_prefix",
+]
 
 
 class Field(NamedTuple):
@@ -209,8 +217,26 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
         out[at + i] = getattr(rules, name)
     out[at + len(_FLAGS)] = rules.max_natural_aces_in_run == 2
     if tokens:
-        at = _S["prefix"]
-        out[at : at + NUM_TOKENS] = np.minimum(
-            _counts(tokens, NUM_TOKENS) * _PREFIX_SCALE, np.float32(1.0)
-        )
+        _write_prefix(out, tokens)
+    return out
+
+
+def _write_prefix(out: npt.NDArray[np.float32], tokens: tuple[int, ...]) -> None:
+    at = _S["prefix"]
+    out[at : at + NUM_TOKENS] = np.minimum(
+        _counts(tokens, NUM_TOKENS) * _PREFIX_SCALE, np.float32(1.0)
+    )
+
+
+def with_prefix(
+    observation: npt.NDArray[np.float32], prefix: Sequence[int]
+) -> npt.NDArray[np.float32]:
+    """A copy of ``observation`` (one of :func:`encode`) with its prefix slice set to ``prefix``:
+    ``with_prefix(encode(view), prefix)`` equals ``encode(view, prefix)``, at the cost of a copy
+    (an adapter keeps the view's observation while its seat spells an action)."""
+    tokens = _as_tokens(prefix, "prefix")
+    out = observation.copy()
+    out[LAYOUT["prefix"].slice] = 0.0
+    if tokens:
+        _write_prefix(out, tokens)
     return out

@@ -41,7 +41,7 @@ from ..state import GameState
 from ..views import view
 from ._position import Position, token_name, utility_bound
 from .encoding import NUM_TOKENS
-from .observation import OBSERVATION_SIZE, encode
+from .observation import OBSERVATION_SIZE, encode, with_prefix
 
 __all__ = ["ENV_NAME", "BuracoAECEnv", "env", "raw_env", "render_table"]
 
@@ -129,6 +129,9 @@ class BuracoAECEnv(AECEnv):  # type: ignore[misc]
         self.action_spaces = {agent: spaces.Discrete(NUM_TOKENS) for agent in self.possible_agents}
         self._rng = random.Random()
         self._position: Position | None = None
+        self._seen: dict[int, tuple[GameState, npt.NDArray[np.float32]]] = {}
+        """By seat, the last engine state it observed and its observation without a prefix:
+        while a seat spells an action, only the prefix changes."""
 
     # The PettingZoo API ----------------------------------------------------------------------
 
@@ -165,6 +168,7 @@ class BuracoAECEnv(AECEnv):  # type: ignore[misc]
             self._rng = random.Random(seed)
         deal = self._rng.getrandbits(64)
         self._position = Position(new_game(self.rules, self.players, seed=deal))
+        self._seen.clear()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -181,8 +185,13 @@ class BuracoAECEnv(AECEnv):  # type: ignore[misc]
         acting = seat == position.engine.current_player and not position.over
         if acting:
             mask[list(position.legal())] = 1
-        pending = position.pending if acting else ()
-        return {"observation": encode(view(position.engine, seat), pending), "action_mask": mask}
+        engine = position.engine
+        kept = self._seen.get(seat)
+        if kept is None or kept[0] is not engine:
+            kept = (engine, encode(view(engine, seat)))
+            self._seen[seat] = kept
+        observation = with_prefix(kept[1], position.pending) if acting else kept[1].copy()
+        return {"observation": observation, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Spell one token for the agent to act (``None`` for an agent whose hand is over)."""
