@@ -5,22 +5,21 @@ ones, so no fixed numbering of whole actions fits a policy's output layer. Inste
 spelt a token at a time, and a policy picks one of 96 tokens per step, masked by
 :func:`legal_tokens`:
 
-==============  =========================================================
-ids 0-6         the kinds :data:`DRAW`, :data:`TAKE`, :data:`TAKE_MELD`, :data:`TAKE_ADD`,
-                :data:`MELD`, :data:`ADD` and the terminator :data:`END`
-ids 7-42        meld slots 0-35 (``AddToMeld.meld``; a team never has more than 36 melds)
-ids 43-95       the 53 card faces, in the engine's card order (``FIRST_CARD + card.id``)
-==============  =========================================================
+| ids   | tokens                                                                      |
+|-------|-----------------------------------------------------------------------------|
+| 0-6   | the kinds DRAW, TAKE, TAKE_MELD, TAKE_ADD, MELD, ADD, and END               |
+| 7-42  | meld slots 0-35 (``AddToMeld.meld``; a team never has more than 36 melds)   |
+| 43-95 | the 53 card faces, in the engine's card order (``FIRST_CARD + card.id``)    |
 
-=============================================  ==========================================
-``DrawFromStock()``                            ``(DRAW,)``
-``TakeDiscardPile()`` (an open pile)           ``(TAKE,)``
-``Discard(card)``                              ``(card,)``
-``NewMeld(cards)``                             ``(MELD, cards..., END)``
-``AddToMeld(slot, cards)``                     ``(ADD, slot, cards..., END)``
-``TakeDiscardPile(NewMeld(cards))``            ``(TAKE_MELD, cards..., END)``
-``TakeDiscardPile(AddToMeld(slot, cards))``    ``(TAKE_ADD, slot, cards..., END)``
-=============================================  ==========================================
+| action                                      | tokens                             |
+|---------------------------------------------|------------------------------------|
+| ``DrawFromStock()``                         | ``(DRAW,)``                        |
+| ``TakeDiscardPile()`` (an open pile)        | ``(TAKE,)``                        |
+| ``Discard(card)``                           | ``(card,)``                        |
+| ``NewMeld(cards)``                          | ``(MELD, cards..., END)``          |
+| ``AddToMeld(slot, cards)``                  | ``(ADD, slot, cards..., END)``     |
+| ``TakeDiscardPile(NewMeld(cards))``         | ``(TAKE_MELD, cards..., END)``     |
+| ``TakeDiscardPile(AddToMeld(slot, cards))`` | ``(TAKE_ADD, slot, cards..., END)``|
 
 Cards come in ascending id order (as the actions hold them). The code is prefix-free, so a
 sequence is complete exactly when :func:`is_complete` says so, without the state.
