@@ -148,8 +148,11 @@ def test_returns_are_the_score_difference_zero_sum_between_teams(
         assert state.rewards() == returns
 
 
-def test_a_hand_cut_at_max_turns_is_terminal_and_scored_as_it_stands() -> None:
-    game = load("italian", 2, max_turns=7)
+@configs
+def test_a_hand_cut_at_max_turns_is_terminal_and_scored_as_it_stands(
+    variant: str, players: int
+) -> None:
+    game = load(variant, players, max_turns=7)
     state = dealt(game, random.Random(1))
     rng = random.Random(1)
     seats = []
@@ -161,7 +164,8 @@ def test_a_hand_cut_at_max_turns_is_terminal_and_scored_as_it_stands() -> None:
     assert state.is_truncated and state.turns == 7 and not engine.is_over
     assert state.current_player() == pyspiel.PlayerId.TERMINAL and state.legal_actions() == []
     totals = [s.total for s in br.score(engine)]
-    assert state.returns() == [totals[0] - totals[1], totals[1] - totals[0]]
+    diff = totals[0] - totals[1]
+    assert state.returns() == [diff if seat % 2 == 0 else -diff for seat in range(players)]
     changes = sum(a != b for a, b in itertools.pairwise(seats))
     assert changes == 6  # seven turns: the seat to act changed six times before the cut
 

@@ -36,6 +36,10 @@ configs = pytest.mark.parametrize(
 )
 
 
+endings: dict[str, tuple[bool, bool]] = {}
+"""By agent, the (terminated, truncated) that ``last()`` gave it at the end of the last hand."""
+
+
 def play_hand(table: object, rng: random.Random, check: bool = False) -> dict[str, float]:
     """Play random legal tokens to the end; each agent's total of the rewards ``last()`` gave."""
     totals: dict[str, float] = {}
@@ -44,6 +48,7 @@ def play_hand(table: object, rng: random.Random, check: bool = False) -> dict[st
         observation, reward, terminated, truncated, _ = table.last()  # type: ignore[attr-defined]
         totals[agent] = totals.get(agent, 0.0) + reward
         if terminated or truncated:
+            endings[agent] = (terminated, truncated)
             table.step(None)  # type: ignore[attr-defined]
             continue
         mask = observation["action_mask"]
@@ -79,9 +84,11 @@ def test_pettingzoos_api_test_and_seed_test_pass(variant: str, players: int) -> 
 def test_reward_totals_are_the_score_difference(variant: str, players: int) -> None:
     table = env(variant=variant, players=players, reward_scale=0.5)
     table.reset(seed=players)
+    endings.clear()
     totals = play_hand(table, random.Random(0), check=True)
     engine = table.unwrapped.engine_state
     assert engine.is_over
+    assert endings == dict.fromkeys(table.unwrapped.possible_agents, (True, False))
     scores = [s.total for s in br.score(engine)]
     for agent, total in totals.items():
         team = int(agent.split("_")[1]) % 2
@@ -89,16 +96,22 @@ def test_reward_totals_are_the_score_difference(variant: str, players: int) -> N
     assert sum(totals.values()) == pytest.approx(0.0)
 
 
-def test_a_hand_cut_at_max_turns_is_truncated_and_scored_as_it_stands() -> None:
-    table = env(variant="italian", players=4, max_turns=9)
+@configs
+def test_a_hand_cut_at_max_turns_is_truncated_and_scored_as_it_stands(
+    variant: str, players: int
+) -> None:
+    table = env(variant=variant, players=players, max_turns=9)
     table.reset(seed=5)
+    endings.clear()
     totals = play_hand(table, random.Random(1))
+    assert endings == dict.fromkeys(table.unwrapped.possible_agents, (False, True))
     raw = table.unwrapped
     assert raw.position.truncated and raw.position.turns == 9 and not raw.engine_state.is_over
-    assert all(raw.truncations.get(a, True) for a in raw.possible_agents)
+    assert raw.agents == []  # every agent was stepped out after the cut
     scores = [s.total for s in br.score(raw.engine_state)]
-    assert totals["player_0"] == totals["player_2"] == scores[0] - scores[1]
-    assert totals["player_1"] == scores[1] - scores[0]
+    for agent, total in totals.items():
+        team = int(agent.split("_")[1]) % 2
+        assert total == scores[team] - scores[1 - team]
 
 
 def test_reset_with_a_seed_reproduces_the_deal() -> None:
