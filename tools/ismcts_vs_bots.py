@@ -15,6 +15,7 @@ cards still in hand at half their value (as MonteCarloBot scores its rollouts). 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -166,7 +167,16 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=2, help="rollout turns")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--out", help="append each hand as a JSON line to this file")
+    parser.add_argument(
+        "--summarise", metavar="FILE", help="print the table of the hands in FILE, play none"
+    )
     args = parser.parse_args()
+    if args.summarise:
+        with open(args.summarise, encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines if line.strip()]
+        report(rows, args)
+        return
     tasks = [
         (args.variant, args.opponent, args.simulations, args.horizon, args.seed, i)
         for i in range(args.deals)
@@ -175,9 +185,17 @@ def main() -> None:
     with ProcessPoolExecutor(args.processes) as pool:
         for pair in pool.map(play_pair, tasks):
             rows += pair
+            if args.out:
+                with open(args.out, "a", encoding="utf-8") as out:
+                    out.writelines(json.dumps(r) + "\n" for r in pair)
             done = len(rows)
             wins = sum(r["win"] for r in rows)
             print(f"{done} hands, ISMCTS won {wins}", file=sys.stderr, flush=True)
+    report(rows, args)
+
+
+def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """The Markdown table of ``rows``."""
     hands = len(rows)
     wins = sum(r["win"] for r in rows)
     ties = sum(r["tie"] for r in rows)
