@@ -5,7 +5,10 @@ cards with ``determinize`` changes nothing a seat can be told."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -258,3 +261,12 @@ def test_the_token_tree_cache_is_bounded_and_keyed_by_the_state_itself() -> None
     first = states[0]
     copy = br.from_json(br.to_json(first))
     assert copy is not first and legal_tokens(copy) == legal_tokens(first)
+
+
+def test_the_token_code_needs_nothing_beyond_the_engine() -> None:
+    code = (
+        "import sys, buraco_rules, buraco_rules.rl, buraco_rules.rl.encoding\n"
+        "heavy = {'numpy', 'pyspiel', 'pettingzoo', 'gymnasium'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})
