@@ -143,6 +143,7 @@ def play_pair(args: tuple[str, str, int, int, int, int]) -> list[dict[str, Any]]
         result = play_game(rules, bots, seed=deal, first_player=0, index=index)
         rows.append(
             {
+                "deal": index,
                 "seat": ismcts_seat,
                 "lead": result.scores[ismcts_seat] - result.scores[1 - ismcts_seat],
                 "win": result.winner == ismcts_seat,
@@ -163,6 +164,7 @@ def main() -> None:
     parser.add_argument("--variant", default="buraco-fechado")
     parser.add_argument("--opponent", choices=("greedy", "montecarlo"), default="greedy")
     parser.add_argument("--deals", type=int, default=32, help="deals, each played twice")
+    parser.add_argument("--first", type=int, default=0, help="index of the first deal")
     parser.add_argument("--simulations", type=int, default=32, help="per token")
     parser.add_argument("--horizon", type=int, default=2, help="rollout turns")
     parser.add_argument("--seed", type=int, default=2026)
@@ -179,7 +181,7 @@ def main() -> None:
         return
     tasks = [
         (args.variant, args.opponent, args.simulations, args.horizon, args.seed, i)
-        for i in range(args.deals)
+        for i in range(args.first, args.first + args.deals)
     ]
     rows: list[dict[str, Any]] = []
     with ProcessPoolExecutor(args.processes) as pool:
