@@ -101,6 +101,11 @@ def test_observations_are_bounded_and_unchanged_by_redeals(
                     redealt = br.determinize(seen, rng)
                     assert np.array_equal(encode(br.view(redealt, seat), prefix), vector)
             vector = encode(seen)
+            points = seen.public_points
+            for relative in (0, 1):
+                p = points[(seat + relative) % 2]
+                got = float(vector[LAYOUT["public_points"].start + relative])
+                assert got == pytest.approx(p / (p + 1000.0))
             assert counts_of(vector, "hand") == Counter(seen.hand)
             assert counts_of(vector, "discard_pile") == Counter(seen.discard_pile)
             for relative in (0, 1):

@@ -8,7 +8,7 @@ replays the same actions: the engine (``legal_actions`` + ``apply``); the token 
 engine (``legal_tokens`` for every token of the action, then ``apply``); the OpenSpiel game
 (``legal_actions`` + ``apply_action`` per token; then also reading the acting seat's observation
 tensor, as an RL loop does); the PettingZoo env (``last()`` + ``step()`` per token, wrapped as
-:func:`env` builds it). A token step is one policy choice of a token; a decision is one engine
+:func:`env` builds it), and unwrapped, stepped with ``observe()`` + ``step()``. A token step is one policy choice of a token; a decision is one engine
 action (a draw, a meld, a discard...). Times are CPU time of this process
 (``time.process_time``), so a loaded machine slows them less than wall time. For comparison,
 RLCard's gin rummy environment took 386 µs a step when measured on this project's machine
@@ -28,7 +28,7 @@ import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.rl import openspiel
 from buraco_rules.rl.encoding import action_to_tokens, legal_tokens
-from buraco_rules.rl.pettingzoo import env
+from buraco_rules.rl.pettingzoo import BuracoAECEnv, env
 
 RLCARD_GIN_RUMMY_US = 386.0
 clock = time.process_time
@@ -110,6 +110,25 @@ def pettingzoo_row(rules: br.RuleSet, players: int, hands: list[Hand]) -> float:
     return elapsed
 
 
+def raw_pettingzoo_row(rules: br.RuleSet, players: int, hands: list[Hand]) -> float:
+    """The unwrapped env, stepped with ``observe`` + ``step`` (no ``agent_iter`` or ``last``)."""
+    raw = BuracoAECEnv(rules.name, players, max_turns=10_000)
+    elapsed = 0.0
+    for seed, actions in hands:
+        spelt = iter([t for a in actions for t in action_to_tokens(a)])
+        raw.reset(seed=seed)
+        start = clock()
+        while raw.agents:
+            agent = raw.agent_selection
+            if raw.terminations[agent] or raw.truncations[agent]:
+                raw.step(None)
+                continue
+            raw.observe(agent)
+            raw.step(next(spelt))
+        elapsed += clock() - start
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=20)
@@ -127,6 +146,7 @@ def main() -> None:
         ("OpenSpiel python_buraco", lambda: openspiel_row(rules, n, hands, False), True),
         ("OpenSpiel, with observation_tensor", lambda: openspiel_row(rules, n, hands, True), True),
         ("PettingZoo env (last + step)", lambda: pettingzoo_row(rules, n, hands), True),
+        ("PettingZoo raw env (observe + step)", lambda: raw_pettingzoo_row(rules, n, hands), True),
     ]
     print(
         f"{args.variant}, {n} players: {args.hands} random hands, {decisions} decisions, "

@@ -30,7 +30,8 @@ import numpy.typing as npt
 
 from ..cards import DECK
 from ..melds import Meld, MeldKind
-from ..rules import DECK_SIZE
+from ..rules import DECK_SIZE, RuleSet
+from ..scoring import canasta_bonus
 from ..state import Phase
 from ..views import PlayerView
 from .encoding import NUM_SLOTS, NUM_TOKENS, _as_tokens
@@ -206,9 +207,8 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
         out[_S["taken_single_card"] + view.taken_single_card] = 1.0
     if view.went_out is not None:
         out[_S["went_out"] + (view.went_out - my_team) % 2] = 1.0
-    points = view.public_points
     for relative in (0, 1):
-        p = points[(my_team + relative) % 2]
+        p = _points(view.melds[(my_team + relative) % 2], view.rules)
         out[_S["public_points"] + relative] = p / (p + POINTS_SCALE)
     out[_S["players"] + (0 if players == 2 else 1)] = 1.0
     rules = view.rules
@@ -223,9 +223,30 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
 
 def _write_prefix(out: npt.NDArray[np.float32], tokens: tuple[int, ...]) -> None:
     at = _S["prefix"]
-    out[at : at + NUM_TOKENS] = np.minimum(
-        _counts(tokens, NUM_TOKENS) * _PREFIX_SCALE, np.float32(1.0)
+    for token in tokens:  # a prefix is a few tokens: element by element beats a bincount
+        out[at + token] = min(1.0, float(out[at + token]) + _PREFIX_STEP[token])
+
+
+_PREFIX_STEP: Final = tuple(float(x) for x in _PREFIX_SCALE)
+_POINTS_CACHE_SIZE: Final = 256
+_points_seen: dict[int, tuple[tuple[Meld, ...], RuleSet, int]] = {}
+
+
+def _points(melds: tuple[Meld, ...], rules: RuleSet) -> int:
+    """The points on the table of one team's ``melds`` (``PlayerView.public_points``), kept by
+    the identity of the tuple: a team's melds are one tuple shared by every state until a meld
+    changes."""
+    entry = _points_seen.get(id(melds))
+    if entry is not None and entry[0] is melds and entry[1] is rules:
+        return entry[2]
+    values = rules.value_by_id
+    points = sum(values[c] for m in melds for c in m.cards) + sum(
+        canasta_bonus(m, rules) for m in melds
     )
+    if len(_points_seen) >= _POINTS_CACHE_SIZE:
+        _points_seen.clear()
+    _points_seen[id(melds)] = (melds, rules, points)
+    return points
 
 
 def with_prefix(
@@ -234,7 +255,9 @@ def with_prefix(
     """A copy of ``observation`` (one of :func:`encode`) with its prefix slice set to ``prefix``:
     ``with_prefix(encode(view), prefix)`` equals ``encode(view, prefix)``, at the cost of a copy
     (an adapter keeps the view's observation while its seat spells an action)."""
-    tokens = _as_tokens(prefix, "prefix")
+    tokens = prefix if type(prefix) is tuple and all(type(t) is int for t in prefix) else ()
+    if len(tokens) != len(prefix) or not all(0 <= t < NUM_TOKENS for t in tokens):
+        tokens = _as_tokens(prefix, "prefix")
     out = observation.copy()
     out[LAYOUT["prefix"].slice] = 0.0
     if tokens:
