@@ -8,8 +8,9 @@ replays the same actions: the engine (``legal_actions`` + ``apply``); the token 
 engine (``legal_tokens`` for every token of the action, then ``apply``); the OpenSpiel game
 (``legal_actions`` + ``apply_action`` per token; then also reading the acting seat's observation
 tensor, as an RL loop does); the PettingZoo env (``last()`` + ``step()`` per token, wrapped as
-:func:`env` builds it), and unwrapped, stepped with ``observe()`` + ``step()``. A token step is one policy choice of a token; a decision is one engine
-action (a draw, a meld, a discard...). Times are CPU time of this process
+:func:`env` builds it), and unwrapped, stepped with ``observe()`` + ``step()``. A token step
+is one policy choice of a token; a decision is one engine action (a draw, a meld, a
+discard...). Times are CPU time of this process
 (``time.process_time``), so a loaded machine slows them less than wall time. For comparison,
 RLCard's gin rummy environment took 386 µs a step when measured on this project's machine
 (``rlcard`` is not a dependency). Needs the ``openspiel`` and ``pettingzoo`` extras.
