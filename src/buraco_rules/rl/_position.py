@@ -92,7 +92,7 @@ class Position:
             )
         tokens = (*self.pending, int(token))
         if not is_complete(tokens):
-            return attrs.evolve(self, pending=tokens)
+            return Position(self.engine, tokens, self.turns, self.truncated)
         return self.play(tokens_to_action(tokens), max_turns)
 
     def play(self, action: Action, max_turns: int) -> Position:
