@@ -294,7 +294,7 @@ def token_to_string(token: int) -> str:
     return str(_CARDS[value - FIRST_CARD])
 
 
-class Tree:
+class _Tree:
     """The token sequences of one state's legal actions, and the tokens that follow each prefix
     asked about (worked out on demand: a policy walks one path, not the whole tree)."""
 
@@ -337,11 +337,11 @@ def _tokens_of(action: Action) -> tuple[int, ...]:
 
 
 _TREE_CACHE_SIZE: Final = 64
-_trees: OrderedDict[int, tuple[GameState, Tree]] = OrderedDict()
+_trees: OrderedDict[int, tuple[GameState, _Tree]] = OrderedDict()
 _lock = threading.Lock()
 
 
-def tree(state: GameState) -> Tree:
+def _tree(state: GameState) -> _Tree:
     """The token tree of ``state``'s legal actions (internal to the adapters), cached for the
     last states asked about: keyed by identity, and holding the state so that its id is not
     reused while the entry lives."""
@@ -351,7 +351,7 @@ def tree(state: GameState) -> Tree:
         if entry is not None and entry[0] is state:
             _trees.move_to_end(key)
             return entry[1]
-    built = Tree(state)
+    built = _Tree(state)
     with _lock:
         _trees[key] = (state, built)
         if len(_trees) > _TREE_CACHE_SIZE:
@@ -383,7 +383,7 @@ def legal_tokens(
         key: tuple[int, ...] = prefix
     else:  # a float equal to a token would find its entry: only ints are tokens
         key = _as_tokens(prefix, "prefix")
-    found = tree(state).after(key)
+    found = _tree(state).after(key)
     if found is not None:
         return found
     _as_tokens(key, "prefix")  # ints that are no tokens are refused, not answered with ()
