@@ -1,0 +1,111 @@
+"""One hand played a token at a time: what every adapter steps (internal to ``buraco_rules.rl``).
+
+A :class:`Position` is the engine state, the tokens of the action being spelt, and the turns
+played; it is immutable, so an adapter's state shares it rather than copying it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from ..actions import Action
+from ..cards import DECK, all_cards
+from ..engine import apply
+from ..rules import DECK_SIZE, RuleSet
+from ..scoring import score
+from ..state import GameState
+from .encoding import is_complete, legal_tokens, token_to_string, tokens_to_action
+
+_FACES: Final = all_cards()
+_COPIES: Final = tuple(DECK.count(c) for c in _FACES)
+
+
+def max_tokens_per_turn() -> int:
+    """A bound on the token steps of one turn: a draw or a take (at most three tokens besides its
+    cards), melds of at most three tokens besides their cards, each card leaving the hand once
+    (a hand never holds more than the 108 cards), and a discard: ``5 + 4 × 108``."""
+    return 5 + 4 * DECK_SIZE
+
+
+def utility_bound(rules: RuleSet) -> int:
+    """The most points one team's total can exceed the other's by: every card of the deck
+    counted for it (its melds and the other team's hands are disjoint), a canasta of the best
+    kind for every seven cards, the going-out bonus and the other team's extra-pile penalty
+    (R16-R18, R22)."""
+    values = rules.value_by_id
+    bonuses = rules.canasta_bonuses
+    best = max(
+        bonuses.mixed,
+        bonuses.clean,
+        bonuses.all_ranks,
+        bonuses.ace_to_ace,
+        bonuses.semi_clean or 0,
+    )
+    cards = sum(values[c] * n for c, n in zip(_FACES, _COPIES, strict=True))
+    return cards + (DECK_SIZE // 7) * best + rules.going_out_bonus + rules.extra_pile_penalty
+
+
+def token_name(token: int) -> str:
+    """``token_to_string``, or a placeholder for a value that is no token (for messages)."""
+    try:
+        return token_to_string(token)
+    except ValueError:
+        return f"<no token {token!r}>"
+
+
+class IllegalToken(ValueError):
+    """A token that leads toward no legal action."""
+
+
+@attrs.frozen
+class Position:
+    """The engine state, the tokens spelt so far, and the turns played (of any seat)."""
+
+    engine: GameState
+    pending: tuple[int, ...] = ()
+    turns: int = 0
+    truncated: bool = False
+    """Cut at the game's ``max_turns``: over, scored as it stands."""
+
+    def __deepcopy__(self, memo: object) -> Position:
+        return self  # immutable: share it
+
+    @property
+    def over(self) -> bool:
+        """The hand ended, or was cut."""
+        return self.truncated or self.engine.is_over
+
+    def legal(self) -> tuple[int, ...]:
+        """The tokens the seat to act may spell next (none once over)."""
+        if self.truncated:
+            return ()
+        return legal_tokens(self.engine, self.pending)
+
+    def step(self, token: int, max_turns: int) -> Position:
+        """The position after ``token``; an illegal one is an :class:`IllegalToken`."""
+        if token not in self.legal():
+            raise IllegalToken(
+                f"token {token!r} ({token_name(token)}) leads to no legal action here"
+                + (" (the hand is over)" if self.over else "")
+            )
+        tokens = (*self.pending, int(token))
+        if not is_complete(tokens):
+            return Position(self.engine, tokens, self.turns, self.truncated)
+        return self.play(tokens_to_action(tokens), max_turns)
+
+    def play(self, action: Action, max_turns: int) -> Position:
+        """The position after a whole ``action`` (none may be pending); a turn ends when the seat
+        to act changes or the hand ends."""
+        before = self.engine
+        after = apply(before, action)
+        turns = self.turns + (after.current_player != before.current_player or after.is_over)
+        return Position(
+            engine=after, turns=turns, truncated=not after.is_over and turns >= max_turns
+        )
+
+    def team_difference(self) -> int:
+        """Team 0's total less team 1's, the hand scored as it stands."""
+        totals = score(self.engine)
+        return totals[0].total - totals[1].total

@@ -1,0 +1,265 @@
+"""A seat's view as a fixed-length vector of ``float32`` in [0, 1], for a policy network.
+
+Needs numpy (``pip install 'buraco-rules[rl]'``). :func:`encode` reads a
+:class:`~buraco_rules.PlayerView` and the tokens of the action being spelt (the prefix,
+:mod:`buraco_rules.rl.encoding`) and nothing else, so nothing hidden can reach it. Seats and teams
+are relative to the observer: seat 0 of the vector is the observer, 1 the next to play after it;
+team 0 is the observer's team. Card counts are divided by the copies of the card in the deck (2,
+or 4 for the joker), sizes of hands and piles by the 108 cards of the deck, and public points
+squashed by ``p / (p + 1000)``. :data:`LAYOUT` names every slice:
+
+>>> import buraco_rules as br
+>>> from buraco_rules import variants
+>>> state = br.new_game(variants.ITALIAN, 2, seed=1)
+>>> vector = encode(br.view(state, 0))
+>>> vector.shape == (OBSERVATION_SIZE,), str(vector.dtype)
+(True, 'float32')
+>>> float(vector[LAYOUT["hand"].slice].sum() * 2)  # eleven suited cards, none twice
+11.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Final, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ..cards import DECK
+from ..melds import Meld, MeldKind
+from ..rules import DECK_SIZE, RuleSet
+from ..scoring import canasta_bonus
+from ..state import Phase
+from ..views import PlayerView
+from .encoding import NUM_SLOTS, NUM_TOKENS, _as_tokens
+
+__all__ = [
+    "LAYOUT",
+    "MELD_FEATURES",
+    "OBSERVATION_SIZE",
+    "POINTS_SCALE",
+    "Field",
+    "encode",
+    "with_prefix",
+]
+
+
+class Field(NamedTuple):
+    """One slice of the observation: where it lies and what it holds."""
+
+    start: int
+    stop: int
+    doc: str
+
+    @property
+    def slice(self) -> slice:
+        """The slice of the vector this field fills."""
+        return slice(self.start, self.stop)
+
+
+POINTS_SCALE: Final = 1000.0
+"""Public points ``p`` are written ``p / (p + POINTS_SCALE)``."""
+MELD_FEATURES: Final = 73
+"""Numbers per meld slot: present, run, set, clean, canasta, size ÷ 14, the 14 run positions its
+natural cards fill, and the 53 card counts."""
+_FLAGS: Final = (
+    "discard_pile_starts_face_up",
+    "sets_allowed",
+    "closed_discard_pile",
+    "single_taken_card_discard_banned",
+    "going_out_needs_clean_canasta",
+    "may_go_out_by_melding",
+    "may_go_out_discarding_wildcard",
+    "extra_pile_becomes_stock",
+    "untouched_extra_pile_is_void",
+)
+
+_FIELDS: Final = (
+    ("hand", 53, "own hand: count of each card face ÷ its copies"),
+    ("discard_pile", 53, "the visible discard pile (all of an open one, the top of a closed one)"),
+    ("discard_top", 53, "the top card of the discard pile, one-hot (all zero if it is empty)"),
+    (
+        "melds",
+        2 * NUM_SLOTS * MELD_FEATURES,
+        f"by relative team (own first), by slot 0-{NUM_SLOTS - 1}, {MELD_FEATURES} numbers each "
+        "(MELD_FEATURES)",
+    ),
+    ("hand_sizes", 4, "cards in each hand ÷ 108, by relative seat (seats 2-3 zero with 2 players)"),
+    ("stock_size", 1, "cards in the stock ÷ 108"),
+    ("discard_pile_size", 1, "cards in the discard pile ÷ 108, seen or not"),
+    (
+        "extra_piles",
+        8,
+        "by relative team: extra pile set aside, taken, turned into the stock (R15), taken by "
+        "discarding and still untouched (R19)",
+    ),
+    ("extra_pile_sizes", 2, "by relative team: cards in the extra pile set aside ÷ 108"),
+    ("phase", 3, "draw, play, over: one-hot"),
+    ("to_act", 4, "the seat to act, one-hot by relative seat"),
+    ("taken_single_card", 53, "the single card just taken from an open pile (R11), one-hot"),
+    ("went_out", 2, "the relative team that went out, one-hot"),
+    ("public_points", 2, "by relative team, points on the table p, as p / (p + 1000)"),
+    ("players", 2, "two or four players, one-hot"),
+    ("rules", len(_FLAGS) + 1, "the rule set's flags (" + ", ".join(_FLAGS) + ", two aces)"),
+    (
+        "prefix",
+        NUM_TOKENS,
+        "the tokens of the action being spelt: kinds and slots 1 if present, cards by count ÷ "
+        "copies",
+    ),
+)
+
+
+def _layout() -> tuple[Mapping[str, Field], int]:
+    fields = {}
+    at = 0
+    for name, size, doc in _FIELDS:
+        fields[name] = Field(at, at + size, doc)
+        at += size
+    return MappingProxyType(fields), at
+
+
+LAYOUT, OBSERVATION_SIZE = _layout()
+"""``LAYOUT``: every slice of the vector by name (a :class:`Field`, in order, covering it all);
+``OBSERVATION_SIZE``: the vector's length."""
+
+_COPIES: Final = np.array([DECK.count(c) for c in sorted(set(DECK))], dtype=np.float32)
+_INVERSE_COPIES: Final = 1.0 / _COPIES
+_PREFIX_SCALE: Final = np.concatenate(
+    [np.ones(NUM_TOKENS - len(_COPIES), dtype=np.float32), _INVERSE_COPIES]
+)
+_S = {name: field.start for name, field in LAYOUT.items()}
+_PHASE: Final = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.OVER: 2}
+
+
+def _counts(cards: Sequence[int], size: int = 53) -> npt.NDArray[np.float32]:
+    if not cards:
+        return np.zeros(size, dtype=np.float32)
+    return np.bincount(np.asarray(cards, dtype=np.intp), minlength=size).astype(np.float32)
+
+
+@lru_cache(maxsize=1 << 13)
+def _meld_vector(meld: Meld) -> npt.NDArray[np.float32]:
+    """The :data:`MELD_FEATURES` numbers of one meld (melds recur from state to state, so they
+    are worked out once; the array is never written to)."""
+    out = np.zeros(MELD_FEATURES, dtype=np.float32)
+    out[0] = 1.0
+    out[1] = meld.kind is MeldKind.RUN
+    out[2] = meld.kind is MeldKind.SET
+    out[3] = meld.wildcard is None
+    out[4] = len(meld.cards) >= 7
+    out[5] = min(len(meld.cards), 14) / 14.0
+    naturals = meld.naturals
+    if naturals:
+        out[6:20] = [(naturals >> (p + 1)) & 1 for p in range(14)]  # positions 1-14
+    out[20:73] = _counts(meld.cards) * _INVERSE_COPIES
+    out.flags.writeable = False
+    return out
+
+
+def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float32]:
+    """The observation of ``view`` while the tokens ``prefix`` are spelt (see :data:`LAYOUT`).
+
+    A function of the view and the prefix alone: re-dealing the cards the seat cannot see changes
+    nothing. A prefix that is no token sequence is a
+    :class:`~buraco_rules.rl.encoding.TokenError`.
+    """
+    if not isinstance(view, PlayerView):
+        raise TypeError(f"encode needs a PlayerView, not {type(view).__name__}")
+    tokens = _as_tokens(prefix, "prefix")
+    out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    players = view.players
+    me = view.seat
+    my_team = me % 2
+
+    out[_S["hand"] : _S["hand"] + 53] = _counts(view.hand) * _INVERSE_COPIES
+    out[_S["discard_pile"] : _S["discard_pile"] + 53] = _counts(view.discard_pile) * _INVERSE_COPIES
+    top = view.top_of_discard_pile
+    if top is not None:
+        out[_S["discard_top"] + top] = 1.0
+    at = _S["melds"]
+    for relative in (0, 1):
+        team = (my_team + relative) % 2
+        for slot, meld in enumerate(view.melds[team][:NUM_SLOTS]):
+            start = at + (relative * NUM_SLOTS + slot) * MELD_FEATURES
+            out[start : start + MELD_FEATURES] = _meld_vector(meld)
+    for seat, size in enumerate(view.hand_sizes):
+        out[_S["hand_sizes"] + (seat - me) % players] = size / DECK_SIZE
+    out[_S["stock_size"]] = view.stock_size / DECK_SIZE
+    out[_S["discard_pile_size"]] = view.discard_pile_size / DECK_SIZE
+    became_stock = view.extra_pile_became_stock
+    for relative in (0, 1):
+        team = (my_team + relative) % 2
+        extra = view.extra_pile_sizes[team]
+        base = _S["extra_piles"] + 4 * relative
+        out[base] = extra is not None
+        out[base + 1] = view.extra_pile_taken[team]
+        out[base + 2] = became_stock[team]
+        out[base + 3] = view.untouched_extra_pile[team] is not None
+        if extra is not None:
+            out[_S["extra_pile_sizes"] + relative] = extra / DECK_SIZE
+    out[_S["phase"] + _PHASE[view.phase]] = 1.0
+    out[_S["to_act"] + (view.current_player - me) % players] = 1.0
+    if view.taken_single_card is not None:
+        out[_S["taken_single_card"] + view.taken_single_card] = 1.0
+    if view.went_out is not None:
+        out[_S["went_out"] + (view.went_out - my_team) % 2] = 1.0
+    for relative in (0, 1):
+        p = _points(view.melds[(my_team + relative) % 2], view.rules)
+        out[_S["public_points"] + relative] = p / (p + POINTS_SCALE)
+    out[_S["players"] + (0 if players == 2 else 1)] = 1.0
+    rules = view.rules
+    at = _S["rules"]
+    for i, name in enumerate(_FLAGS):
+        out[at + i] = getattr(rules, name)
+    out[at + len(_FLAGS)] = rules.max_natural_aces_in_run == 2
+    if tokens:
+        _write_prefix(out, tokens)
+    return out
+
+
+def _write_prefix(out: npt.NDArray[np.float32], tokens: tuple[int, ...]) -> None:
+    at = _S["prefix"]
+    for token in tokens:  # a prefix is a few tokens: element by element beats a bincount
+        out[at + token] = min(1.0, float(out[at + token]) + _PREFIX_STEP[token])
+
+
+_PREFIX_STEP: Final = tuple(float(x) for x in _PREFIX_SCALE)
+_POINTS_CACHE_SIZE: Final = 256
+_points_seen: dict[int, tuple[tuple[Meld, ...], RuleSet, int]] = {}
+
+
+def _points(melds: tuple[Meld, ...], rules: RuleSet) -> int:
+    """The points on the table of one team's ``melds`` (``PlayerView.public_points``), kept by
+    the identity of the tuple: a team's melds are one tuple shared by every state until a meld
+    changes."""
+    entry = _points_seen.get(id(melds))
+    if entry is not None and entry[0] is melds and entry[1] is rules:
+        return entry[2]
+    values = rules.value_by_id
+    points = sum(values[c] for m in melds for c in m.cards) + sum(
+        canasta_bonus(m, rules) for m in melds
+    )
+    if len(_points_seen) >= _POINTS_CACHE_SIZE:
+        _points_seen.clear()
+    _points_seen[id(melds)] = (melds, rules, points)
+    return points
+
+
+def with_prefix(
+    observation: npt.NDArray[np.float32], prefix: Sequence[int]
+) -> npt.NDArray[np.float32]:
+    """A copy of ``observation`` (one of :func:`encode`) with its prefix slice set to ``prefix``:
+    ``with_prefix(encode(view), prefix)`` equals ``encode(view, prefix)``, at the cost of a copy
+    (an adapter keeps the view's observation while its seat spells an action)."""
+    tokens = prefix if type(prefix) is tuple and all(type(t) is int for t in prefix) else ()
+    if len(tokens) != len(prefix) or not all(0 <= t < NUM_TOKENS for t in tokens):
+        tokens = _as_tokens(prefix, "prefix")
+    out = observation.copy()
+    out[LAYOUT["prefix"].slice] = 0.0
+    if tokens:
+        _write_prefix(out, tokens)
+    return out

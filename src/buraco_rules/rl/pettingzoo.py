@@ -1,0 +1,248 @@
+"""Buraco as a PettingZoo AEC environment, one token per step.
+
+Needs PettingZoo and Gymnasium (``pip install 'buraco-rules[pettingzoo]'``). :func:`env` builds
+it wrapped as PettingZoo's classic environments are (an illegal token ends the hand with the
+game's lowest reward for the agent that played it; out-of-range actions and calls out of order
+are refused). Agents are ``player_0``, ``player_1``, ... by seat; each observes
+``{"observation": encode(view, prefix), "action_mask": legal tokens}`` (the mask all zero, and
+the prefix left out, for the agents not to act); actions are ``Discrete(96)`` tokens
+(:mod:`buraco_rules.rl.encoding`). Rewards come when the hand ends: each agent's is its team's
+total less the other team's, times ``reward_scale``; a hand cut at ``max_turns`` turns is
+truncated and scored as it stands.
+
+>>> from buraco_rules.rl.pettingzoo import env
+>>> table = env(variant="italian", players=4)
+>>> table.reset(seed=3)
+>>> table.agent_selection, int(table.observe("player_0")["action_mask"].sum())
+('player_0', 2)
+>>> table.step(0)  # draw
+>>> table.unwrapped.engine_state.phase.value
+'play'
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, ClassVar, Final
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .. import variants
+from ..engine import new_game
+from ..rendering import render
+from ..rules import RuleSet
+from ..state import GameState
+from ..views import view
+from ._position import Position, token_name, utility_bound
+from .encoding import NUM_TOKENS
+from .observation import OBSERVATION_SIZE, encode, with_prefix
+
+__all__ = ["ENV_NAME", "BuracoAECEnv", "env", "raw_env", "render_table"]
+
+ENV_NAME: Final = "buraco_v0"
+"""The environment's name in its metadata."""
+
+
+def _rules_and_players(variant: object, players: object) -> tuple[RuleSet, int]:
+    rules = variants.get(variant)  # type: ignore[arg-type]
+    if type(players) is not int or players not in rules.player_counts:
+        counts = " or ".join(map(str, rules.player_counts))
+        raise ValueError(f"{rules.title} is played by {counts} players, not {players!r} (R1)")
+    return rules, players
+
+
+def _positive_int(name: str, value: object) -> int:
+    if type(value) is not int or value < 1:
+        raise ValueError(f"{name} must be an int from 1, not {value!r}")
+    return value
+
+
+def _positive_number(name: str, value: object) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(f"{name} must be a positive number, not {value!r}")
+    return float(value)
+
+
+def render_table(position: Position, seat: int) -> str:
+    """The table as ``seat`` sees it, as text: the turn, the seat to act and what it is spelling
+    (shown to that seat only), then the view (:func:`buraco_rules.render`)."""
+    state = position.engine
+    head = f"turn {position.turns}, seat {state.current_player} to act ({state.phase.value})"
+    if position.truncated:
+        head += ", cut at the turn limit"
+    if state.current_player == seat and position.pending:
+        head += "; spelling: " + " ".join(token_name(t) for t in position.pending)
+    return f"seat {seat} sees — {head}\n" + render(view(state, seat), ascii_only=True)
+
+
+class BuracoAECEnv(AECEnv):  # type: ignore[misc]
+    """The raw AEC environment (:func:`env` wraps it); see the module."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        variant: str = "buraco-fechado",
+        players: int = 2,
+        max_turns: int = 300,
+        reward_scale: float = 1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.rules, self.players = _rules_and_players(variant, players)
+        self.max_turns = _positive_int("max_turns", max_turns)
+        self.reward_scale = _positive_number("reward_scale", reward_scale)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{s}" for s in range(self.players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
+        self.illegal_reward = -utility_bound(self.rules) * self.reward_scale
+        """The reward of an agent that plays an illegal token: the game's lowest."""
+        observation = spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": observation,
+                    "action_mask": spaces.Box(0, 1, (NUM_TOKENS,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_TOKENS) for agent in self.possible_agents}
+        self._rng = random.Random()
+        self._position: Position | None = None
+        self._seen: dict[int, tuple[GameState, npt.NDArray[np.float32]]] = {}
+        """By seat, the last engine state it observed and its observation without a prefix:
+        while a seat spells an action, only the prefix changes."""
+
+    # The PettingZoo API ----------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """``Dict(observation=Box(0, 1, (OBSERVATION_SIZE,), float32), action_mask=Box(0, 1,
+        (96,), int8))``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """``Discrete(96)``: a token."""
+        return self.action_spaces[agent]
+
+    @property
+    def position(self) -> Position:
+        """The hand as stepped: engine state, pending tokens, turns (after ``reset``)."""
+        if self._position is None:
+            raise RuntimeError("call reset() first")
+        return self._position
+
+    @property
+    def engine_state(self) -> GameState:
+        """The engine's state (after ``reset``)."""
+        return self.position.engine
+
+    @property
+    def pending_tokens(self) -> tuple[int, ...]:
+        """The tokens of the action the agent to act is spelling."""
+        return self.position.pending
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new hand: from ``seed`` if given (the same seed, the same deal), otherwise
+        from the environment's own random stream (seeded by the last seed given)."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        deal = self._rng.getrandbits(64)
+        self._position = Position(new_game(self.rules, self.players, seed=deal))
+        self._seen.clear()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self._position.engine.current_player]
+
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        """What ``agent`` sees, and its action mask (all zero unless it is to act)."""
+        position = self.position
+        seat = self._seat[agent]
+        mask = np.zeros(NUM_TOKENS, np.int8)
+        acting = seat == position.engine.current_player and not position.over
+        if acting:
+            mask[list(position.legal())] = 1
+        engine = position.engine
+        kept = self._seen.get(seat)
+        if kept is None or kept[0] is not engine:
+            kept = (engine, encode(view(engine, seat)))
+            self._seen[seat] = kept
+        observation = with_prefix(kept[1], position.pending) if acting else kept[1].copy()
+        return {"observation": observation, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Spell one token for the agent to act (``None`` for an agent whose hand is over)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        position = self.position.step(int(action), self.max_turns)  # type: ignore[arg-type]
+        self._position = position
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if position.over:
+            diff = position.team_difference() * self.reward_scale
+            for a in self.agents:
+                self.rewards[a] = diff if self._seat[a] % 2 == 0 else -diff
+            done = dict.fromkeys(self.agents, True)
+            if position.truncated:
+                self.truncations = done
+            else:
+                self.terminations = done
+        self.agent_selection = self.possible_agents[position.engine.current_player]
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """With ``render_mode="ansi"``, the acting seat's table as text (:func:`render_table`)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode")
+            return None
+        position = self.position
+        return render_table(position, position.engine.current_player)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+raw_env = BuracoAECEnv
+"""The unwrapped environment's class, by PettingZoo's usual name."""
+
+
+def env(
+    variant: str = "buraco-fechado",
+    players: int = 2,
+    max_turns: int = 300,
+    reward_scale: float = 1.0,
+    render_mode: str | None = None,
+) -> Any:
+    """The environment, wrapped as PettingZoo's classic environments are
+    (``TerminateIllegalWrapper`` with the game's lowest reward, ``AssertOutOfBoundsWrapper``,
+    ``OrderEnforcingWrapper``). The defaults are the OpenSpiel game's; bad parameters are a
+    ``ValueError``."""
+    built = BuracoAECEnv(variant, players, max_turns, reward_scale, render_mode)
+    wrapped: Any = wrappers.TerminateIllegalWrapper(built, illegal_reward=built.illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

@@ -1,0 +1,246 @@
+"""The PettingZoo and Gymnasium environments (:mod:`buraco_rules.rl.pettingzoo`,
+:mod:`buraco_rules.rl.gymnasium`): their libraries' own checks (``api_test``, ``seed_test``,
+``check_env``) in every variant and player count, rewards equal to the score difference,
+truncation, reproducible deals, and action masks equal to ``legal_tokens``."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import buraco_rules as br
+from buraco_rules.rl.encoding import NUM_TOKENS, legal_tokens
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("pettingzoo")
+gymnasium = pytest.importorskip("gymnasium")
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from buraco_rules.rl import gymnasium as rl_gym  # noqa: E402
+from buraco_rules.rl.observation import encode  # noqa: E402
+from buraco_rules.rl.pettingzoo import env  # noqa: E402
+
+CONFIGS = [
+    ("buraco-fechado", 2),
+    ("buraco-fechado", 4),
+    ("canasta-stbl", 2),
+    ("italian", 2),
+    ("italian", 4),
+    ("italian-fibur", 2),
+    ("italian-fibur", 4),
+]
+configs = pytest.mark.parametrize(
+    ("variant", "players"), CONFIGS, ids=[f"{v}-{n}p" for v, n in CONFIGS]
+)
+
+
+endings: dict[str, tuple[bool, bool]] = {}
+"""By agent, the (terminated, truncated) that ``last()`` gave it at the end of the last hand."""
+
+
+def play_hand(table: object, rng: random.Random, check: bool = False) -> dict[str, float]:
+    """Play random legal tokens to the end; each agent's total of the rewards ``last()`` gave."""
+    totals: dict[str, float] = {}
+    raw = table.unwrapped  # type: ignore[attr-defined]
+    for agent in table.agent_iter():  # type: ignore[attr-defined]
+        observation, reward, terminated, truncated, _ = table.last()  # type: ignore[attr-defined]
+        totals[agent] = totals.get(agent, 0.0) + reward
+        if terminated or truncated:
+            endings[agent] = (terminated, truncated)
+            table.step(None)  # type: ignore[attr-defined]
+            continue
+        mask = observation["action_mask"]
+        if check:
+            position = raw.position
+            engine, pending = position.engine, position.pending
+            assert [t for t in range(NUM_TOKENS) if mask[t]] == list(legal_tokens(engine, pending))
+            seat = raw.possible_agents.index(agent)
+            assert engine.current_player == seat
+            seen = encode(br.view(engine, seat), pending)
+            assert np.array_equal(observation["observation"], seen)
+            for other in raw.possible_agents:
+                if other != agent:
+                    watched = table.observe(other)  # type: ignore[attr-defined]
+                    assert not watched["action_mask"].any()
+                    other_seat = raw.possible_agents.index(other)
+                    assert np.array_equal(
+                        watched["observation"], encode(br.view(engine, other_seat))
+                    )
+        table.step(int(rng.choice(np.flatnonzero(mask))))  # type: ignore[attr-defined]
+    return totals
+
+
+@configs
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+def test_pettingzoos_api_test_and_seed_test_pass(variant: str, players: int) -> None:
+    api_test(env(variant=variant, players=players), num_cycles=200)
+    seed_test(lambda: env(variant=variant, players=players, max_turns=30), num_cycles=200)
+
+
+@configs
+def test_reward_totals_are_the_score_difference(variant: str, players: int) -> None:
+    table = env(variant=variant, players=players, reward_scale=0.5)
+    table.reset(seed=players)
+    endings.clear()
+    totals = play_hand(table, random.Random(0), check=True)
+    engine = table.unwrapped.engine_state
+    assert engine.is_over
+    assert endings == dict.fromkeys(table.unwrapped.possible_agents, (True, False))
+    scores = [s.total for s in br.score(engine)]
+    for agent, total in totals.items():
+        team = int(agent.split("_")[1]) % 2
+        assert total == pytest.approx(0.5 * (scores[team] - scores[1 - team]))
+    assert sum(totals.values()) == pytest.approx(0.0)
+
+
+@configs
+def test_a_hand_cut_at_max_turns_is_truncated_and_scored_as_it_stands(
+    variant: str, players: int
+) -> None:
+    table = env(variant=variant, players=players, max_turns=9)
+    table.reset(seed=5)
+    endings.clear()
+    totals = play_hand(table, random.Random(1))
+    assert endings == dict.fromkeys(table.unwrapped.possible_agents, (False, True))
+    raw = table.unwrapped
+    assert raw.position.truncated and raw.position.turns == 9 and not raw.engine_state.is_over
+    assert raw.agents == []  # every agent was stepped out after the cut
+    scores = [s.total for s in br.score(raw.engine_state)]
+    for agent, total in totals.items():
+        team = int(agent.split("_")[1]) % 2
+        assert total == scores[team] - scores[1 - team]
+
+
+def test_reset_with_a_seed_reproduces_the_deal() -> None:
+    table = env(variant="buraco-fechado", players=2)
+    table.reset(seed=11)
+    first = table.unwrapped.engine_state
+    table.step(0)
+    table.reset(seed=11)
+    assert table.unwrapped.engine_state == first
+    table.reset(seed=12)
+    assert table.unwrapped.engine_state != first
+    table.reset()
+    following = table.unwrapped.engine_state
+    table.reset(seed=12)
+    table.reset()
+    assert table.unwrapped.engine_state == following  # the stream after a seed repeats too
+
+
+def test_an_illegal_token_ends_the_hand_with_the_lowest_reward() -> None:
+    table = env(variant="italian", players=2)
+    table.reset(seed=1)
+    table.step(5)  # ADD before the draw (PettingZoo logs a warning)
+    raw = table.unwrapped
+    assert all(raw.terminations.values())
+    assert raw.rewards["player_0"] == raw.illegal_reward < 0
+
+
+def test_pending_tokens_and_rendering() -> None:
+    table = env(variant="italian", players=2, render_mode="ansi")
+    table.reset(seed=0)
+    table.step(0)  # draw
+    table.step(4)  # start a new meld
+    assert table.unwrapped.pending_tokens == (4,)
+    picture = table.render()
+    assert isinstance(picture, str) and "seat 0" in picture and "spelling: meld" in picture
+    assert "Your hand" in picture
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"variant": "canasta-stbl", "players": 4},
+        {"variant": "nope"},
+        {"max_turns": 0},
+        {"reward_scale": -1.0},
+        {"render_mode": "human"},
+    ],
+    ids=repr,
+)
+def test_bad_parameters_are_a_value_error(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        env(**kwargs)
+    with pytest.raises(ValueError):
+        rl_gym.BuracoEnv(**kwargs)  # type: ignore[arg-type]
+
+
+# Gymnasium ---------------------------------------------------------------------------------
+
+
+@configs
+@pytest.mark.filterwarnings("ignore:.*Not able to test alternative render modes")
+def test_gymnasiums_check_env_passes(variant: str, players: int) -> None:
+    check_env(gymnasium.make(rl_gym.ENV_ID, variant=variant, players=players).unwrapped)
+    check_env(rl_gym.BuracoEnv(variant, players, opponent="random", seat=players - 1))
+
+
+@configs
+def test_the_single_agent_reward_is_the_learning_teams_score_difference(
+    variant: str, players: int
+) -> None:
+    table = rl_gym.BuracoEnv(variant, players, reward_scale=2.0, seat=1)
+    observation, info = table.reset(seed=3)
+    rng = random.Random(2)
+    total, steps, done = 0.0, 0, False
+    while not done:
+        mask = table.action_masks()
+        engine, pending = table.engine_state, table.pending_tokens
+        assert engine.current_player == 1
+        assert [t for t in range(NUM_TOKENS) if mask[t]] == list(legal_tokens(engine, pending))
+        assert np.array_equal(info["action_mask"].astype(bool), mask)
+        assert np.array_equal(observation, encode(br.view(engine, 1), pending))
+        observation, reward, terminated, truncated, info = table.step(
+            int(rng.choice(np.flatnonzero(mask)))
+        )
+        total += reward
+        steps += 1
+        done = terminated or truncated
+        assert reward == 0.0 or done
+    engine = table.engine_state
+    scores = [s.total for s in br.score(engine)]
+    assert total == 2.0 * (scores[1] - scores[0])
+    assert not table.action_masks().any()
+
+
+def test_the_single_agent_env_truncates_and_reproduces_its_seed() -> None:
+    def run(seed: int) -> tuple[object, float, bool, bool]:
+        table = rl_gym.BuracoEnv("italian", 4, max_turns=13)
+        table.reset(seed=seed)
+        rng = random.Random(0)
+        while True:
+            action = int(rng.choice(np.flatnonzero(table.action_masks())))
+            _, reward, terminated, truncated, _ = table.step(action)
+            if terminated or truncated:
+                return table.engine_state, reward, terminated, truncated
+
+    engine, reward, terminated, truncated = run(4)
+    assert truncated and not terminated and not engine.is_over  # type: ignore[attr-defined]
+    scores = [s.total for s in br.score(engine)]  # type: ignore[arg-type]
+    assert reward == scores[0] - scores[1]
+    assert run(4) == (engine, reward, terminated, truncated)
+
+
+def test_an_illegal_token_ends_the_single_agent_hand() -> None:
+    table = rl_gym.BuracoEnv("italian", 2)
+    table.reset(seed=1)
+    _, reward, terminated, truncated, info = table.step(6)  # END spells nothing
+    assert terminated and not truncated and info["illegal_action"]
+    assert reward == table.illegal_reward
+    with pytest.raises(RuntimeError):
+        table.step(0)
+
+
+def test_the_single_agent_env_takes_a_bot_object() -> None:
+    from buraco_rules.bots import RandomBot
+
+    table = rl_gym.BuracoEnv("buraco-fechado", 4, opponent=RandomBot(), render_mode="ansi")
+    table.reset(seed=2)
+    assert "seat 0" in str(table.render())
+    with pytest.raises(ValueError):
+        rl_gym.BuracoEnv(opponent=object())  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        rl_gym.BuracoEnv(players=2, seat=2)
