@@ -132,7 +132,11 @@ class GameRecord:
             names=None if names is None else tuple(names),
             meta={} if meta is None else meta,
         )
-        last = replay(record)[-1]
+        try:
+            last = replay(record)[-1]
+        except ReplayError:
+            del start, record  # the traceback holds this frame: no state, no deck (see replay)
+            raise
         if last.is_over:
             record = attrs.evolve(record, scores=score(last))
         object.__setattr__(record, "_last", last)  # a cache: not part of the value
@@ -162,8 +166,14 @@ class GameRecord:
         if last is None:
             last = replay(self)[-1]
             object.__setattr__(self, "_last", last)  # a cache: not part of the value
-        move = parse_action(action) if isinstance(action, str) else action
-        after = apply(last, move)
+        try:
+            move = parse_action(action) if isinstance(action, str) else action
+            after = apply(last, move)
+        except (IllegalAction, NotationError):
+            # The refusal's traceback holds this frame: it must not hold the state (nor this
+            # record, which keeps the state and the deck), for an error tracker to ship.
+            del last, self
+            raise
         # A copy made field by field: the fields were checked when this record was built.
         record: GameRecord = object.__new__(GameRecord)
         set_field = object.__setattr__
@@ -252,12 +262,21 @@ class MatchRecord:
         )
         if record.start() != start:
             raise InvalidRecord(f"{describe(start)} is not a match as new_match starts it")
-        return attrs.evolve(record, scores=tuple(replay(record)[-1].scores))
+        try:
+            matches = replay(record)
+        except ReplayError:
+            del start, record  # the traceback holds this frame: no state, no deck (see replay)
+            raise
+        return attrs.evolve(record, scores=tuple(matches[-1].scores))
 
     def hands(self) -> tuple[GameRecord, ...]:
         """The record of each hand of the match, in order (the last one unfinished while the
         match goes on), each with its final scores once finished."""
-        matches = replay(self)
+        try:
+            matches = replay(self)
+        except ReplayError:
+            del self  # the traceback holds this frame: no deck in it (see replay)
+            raise
         records = []
         first = 0
         for i in range(len(self.actions)):
@@ -389,6 +408,17 @@ def replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Ma
     while replaying (a state of a 70-card hand would keep thousands): the memory is that of the
     states, which share their fields.
     """
+    try:
+        return _replay(record)
+    except ReplayError as error:
+        refusal = error
+    # Raised from here, its traceback cut: the frames below held the states (every hand) and
+    # the record (its deck), which an error tracker would ship. The cause's frames hold neither.
+    del record
+    raise refusal.with_traceback(None)
+
+
+def _replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Match, ...]:
     if isinstance(record, MatchRecord):
         matches = _replayed(record.start(), record.actions)
         if record.scores is not None and matches[-1].scores != record.scores:
@@ -400,10 +430,7 @@ def replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Ma
         return matches
     if not isinstance(record, GameRecord):
         raise TypeError(f"replay takes a GameRecord or MatchRecord, not {type(record).__name__}")
-    start = new_game(
-        record.rules, record.players, deck=record.deck, first_player=record.first_player
-    )
-    states = _replayed(start, record.actions)
+    states = _replayed(record.initial_state, record.actions)
     if record.scores is not None:
         final = score(states[-1])
         if final != record.scores:
@@ -423,9 +450,15 @@ def _replayed(start: Played, actions: Iterable[Action]) -> tuple[Played, ...]:
         try:
             played.append(apply(before, action))
         except IllegalAction as error:
-            raise ReplayError(f"action {i} ({str(action)!r}) is illegal: {error}", i) from error
+            cause, index = error, i
+            break
         _forget_legal_actions(before.hand if isinstance(before, Match) else before)
-    return tuple(played)
+    else:
+        return tuple(played)
+    # The error and its cause hold this frame in their tracebacks: it must not hold the states
+    # (every hand), for an error tracker to ship.
+    del played, before, start
+    raise ReplayError(f"action {index} ({str(action)!r}) is illegal: {cause}", index) from cause
 
 
 def _forget_legal_actions(state: GameState) -> None:
