@@ -27,7 +27,7 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
-from .cards import DECK, Card, parse_cards
+from .cards import DECK, Card, is_card, parse_cards
 from .errors import MalformedAction
 from .quoting import describe
 
@@ -59,7 +59,7 @@ def _quote(value: object) -> str:
 
 
 def _card(value: object, where: str) -> Card:
-    if type(value) is Card:
+    if is_card(value):
         return value
     if isinstance(value, str):
         try:
@@ -96,7 +96,7 @@ def _cards(value: object, where: str) -> tuple[Card, ...]:
         raise MalformedAction(
             f"{where} holds {len(items):,} cards, more than the deck's {MAX_ACTION_CARDS}"
         )
-    return tuple(sorted([c if type(c) is Card else _card(c, where) for c in items]))
+    return tuple(sorted([c if is_card(c) else _card(c, where) for c in items]))
 
 
 def _new_meld_cards(value: Any) -> tuple[Card, ...]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, TypeGuard
 
 from .quoting import describe
 
@@ -175,6 +175,12 @@ class Card(int):
 
     def __deepcopy__(self, memo: object) -> Card:
         return self
+
+
+def is_card(value: object) -> TypeGuard[Card]:
+    """``value`` is one of the 53 cards: a :class:`Card` of an id from 0 to 52 (one made by
+    ``int.__new__(Card, 99)`` is none, and would index past every table of the cards)."""
+    return type(value) is Card and 0 <= value < _NUM_CARDS
 
 
 def _card_from_id(card_id: int) -> Card:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final, NoReturn, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from .cards import DECK, Card
+from .cards import DECK, Card, is_card
 from .checks import check, well_formed
 from .determinize import canonical_state
 from .errors import ErrorCode, IllegalAction
@@ -105,7 +105,7 @@ def _check_deck(deck: Iterable[Card | str]) -> list[Card]:
     except TypeError:
         raise ValueError("deck must be an iterable of cards") from None
     for c in cards:
-        if type(c) is not Card:
+        if not is_card(c):
             raise ValueError(f"deck holds {describe(c)}, which is not a card")
     counts = Counter(cards)
     if counts != _DECK_COUNTS:
@@ -284,7 +284,7 @@ def _apply_unlisted(state: GameState, action: object, player: object) -> GameSta
     cheap to check, and the checker accepts exactly what the generator lists (the tests hold
     them to it); melds, whose number in a hand is bounded by its cards, keep the generator."""
     if type(action) is Discard:
-        if type(action.card) is not Card:
+        if not is_card(action.card):
             return None
         check(state, action, player)  # raises the IllegalAction that _refuse would raise
         return transitions.discard(state, action.card)
@@ -301,7 +301,7 @@ def _formed(action: object) -> bool:
     """:func:`~buraco_rules.checks.well_formed`, with the most frequent actions inline."""
     kind = type(action)
     if kind is Discard:
-        return type(action.card) is Card  # type: ignore[attr-defined]
+        return is_card(action.card)  # type: ignore[attr-defined]
     return kind is DrawFromStock or well_formed(action)
 
 
