@@ -47,7 +47,7 @@ from ..determinize import canonical_state
 from ..engine import new_game
 from ..errors import InvalidState
 from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
-from ..match import History, Match, winner_of
+from ..match import MAX_SEED, History, Match, winner_of
 from ..melds import Meld, classify
 from ..quoting import kind_of
 from ..rules import RuleSet
@@ -91,7 +91,7 @@ MAX_JSON_CHARS: Final = (
 :data:`MAX_HAND_ACTIONS` actions, fits, and so does every document of a legal value."""
 MAX_DEPTH: Final = 32
 """Documents nested deeper are refused before they are parsed (the formats nest 6 deep)."""
-_MAX_INT: Final = 2**256
+_MAX_INT: Final = MAX_SEED
 """Integers are refused beyond ± this (a match's seed is the largest number in a document)."""
 _MAX_CARDS: Final = len(DECK)
 _MAX_ITEMS: Final = MAX_MATCH_ACTIONS
