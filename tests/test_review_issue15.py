@@ -8,8 +8,12 @@ writes ``from_json`` reads (item 3), and ``validate`` refuses idle counts no gam
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import attrs
 import pytest
@@ -17,6 +21,7 @@ import pytest
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.cards import Card
+from buraco_rules.cli import main
 
 IT = variants.ITALIAN
 F = variants.BURACO_FECHADO
@@ -253,3 +258,178 @@ def test_R24_validate_refuses_a_hand_ended_on_an_idle_turn_but_by_stalemate() ->
                 stock=stalled.stock[1:],
             )
         )
+
+
+# --- item 4: hostile objects get the documented error, nothing of their own -----------------------
+
+
+class Boom(Exception):
+    """The hostile objects' own exception: it must never escape the library."""
+
+
+class RaisingStr(str):
+    """A str whose every method the library might call raises."""
+
+    def __len__(self) -> int:
+        raise Boom
+
+    def __iter__(self) -> Iterator[str]:
+        raise Boom
+
+    def __getitem__(self, index: object) -> str:
+        raise Boom
+
+    def __hash__(self) -> int:
+        raise Boom
+
+    def __eq__(self, other: object) -> bool:
+        raise Boom
+
+    def strip(self, chars: str | None = None) -> str:
+        raise Boom
+
+    def encode(self, encoding: str = "utf-8", errors: str = "strict") -> bytes:
+        raise Boom
+
+    def split(self, sep: str | None = None, maxsplit: int = -1) -> list[str]:
+        raise Boom
+
+
+class LyingClass:
+    """An object whose ``__class__`` raises: ``isinstance`` asks it, ``type`` does not."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        raise Boom
+
+    def __repr__(self) -> str:
+        raise Boom
+
+
+class RaisingIterable:
+    def __iter__(self) -> Iterator[object]:
+        raise Boom
+
+    def __len__(self) -> int:
+        return 108
+
+
+def test_decoders_refuse_hostile_objects_with_a_decode_error() -> None:
+    # from_json documents that nothing but DecodeError escapes: a str subclass whose methods
+    # raise, and an object whose __class__ raises, let their own error through.
+    document = br.to_json(br.new_game(IT, 2, seed=1))
+    assert br.from_json(RaisingStr(document)) == br.new_game(IT, 2, seed=1)
+    for hostile in (LyingClass(), RaisingIterable()):
+        with pytest.raises(br.DecodeError):
+            br.from_json(hostile)  # type: ignore[arg-type]
+        with pytest.raises(br.DecodeError):
+            br.from_data(hostile)
+
+
+def test_constructors_and_entry_points_refuse_hostile_objects_with_their_errors() -> None:
+    # Each let the hostile object's own error (Boom), or a TypeError, through.
+    state = br.new_game(IT, 2, seed=1)
+    assert br.Discard(RaisingStr("5S")) == br.Discard("5S")
+    assert br.NewMeld(RaisingStr("5S 6S 7S")) == br.NewMeld("5S 6S 7S")
+    assert br.new_game(IT, 2, seed=RaisingStr("x")) == br.new_game(IT, 2, seed="x")
+    hostile = LyingClass()
+    for make in (br.Discard, br.NewMeld, br.TakeDiscardPile):
+        with pytest.raises(br.MalformedAction):
+            make(hostile)
+    with pytest.raises(br.NotationError):
+        br.parse_action(hostile, state)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="no JSON format"):
+        br.to_json(hostile)
+    with pytest.raises(TypeError, match="GameState or a Match"):
+        br.legal_actions(hostile)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"random\.Random"):
+        br.determinize(br.view(state, 0), hostile)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed must be"):
+        br.new_game(IT, 2, seed=hostile)
+    for deck in (hostile, RaisingIterable()):
+        with pytest.raises(ValueError, match="deck"):
+            br.new_game(IT, 2, deck=deck)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="decks"):
+            br.new_match(IT, 2, decks=deck)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("field", ["actions", "names", "meta"], ids=["actions", "names", "meta"])
+def test_records_refuse_what_is_no_sequence_with_invalid_record(field: str) -> None:
+    # GameRecord.from_game(start, 5) and names=5 raised TypeError (from History(5), tuple(5)),
+    # and an iterable or a __class__ that raises let its own error through: the documented
+    # error is InvalidRecord.
+    start = br.new_game(IT, 2, seed=1)
+    match = br.new_match(IT, 2, seed=1)
+    for hostile in (5, 2.5, LyingClass(), RaisingIterable(), [LyingClass()]):
+        arguments: dict[str, object] = {"actions": []}
+        arguments[field] = hostile
+        actions = arguments.pop("actions")
+        with pytest.raises(br.InvalidRecord):
+            br.GameRecord.from_game(start, actions, **arguments)  # type: ignore[arg-type]
+        with pytest.raises(br.InvalidRecord):
+            br.MatchRecord.from_match(match, actions, **arguments)  # type: ignore[arg-type]
+    record = br.GameRecord.from_game(start, [])
+    with pytest.raises(br.IllegalAction):
+        record.append(LyingClass())  # type: ignore[arg-type]
+
+
+# --- items 8-12: the command line --------------------------------------------------------------
+
+
+def _cli(*args: str, stdin: str = "") -> tuple[int, str, str]:
+    """The command run in this process: its exit status, standard output and error."""
+    out, err = io.StringIO(), io.StringIO()
+    old_stdin = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(list(args))
+            except SystemExit as exit:
+                status = exit.code if isinstance(exit.code, int) else 1
+    finally:
+        sys.stdin = old_stdin
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_play_bots_draw_from_no_stream_the_deal_was_shuffled_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The bots' random.Random(seed) was the very stream new_game(seed) shuffled the deck with:
+    # each random choice a bot made gave away bits of the deal's order to the person watching,
+    # and the Monte Carlo bot's sampled deals leant towards the real one.
+    from buraco_rules.bots import RandomBot
+
+    states: list[object] = []
+    choose = RandomBot.choose
+
+    def spy(self: RandomBot, seen: br.PlayerView, rng: random.Random) -> br.Action:
+        states.append(rng.getstate())
+        return choose(self, seen, rng)
+
+    monkeypatch.setattr(RandomBot, "choose", spy)
+    for seed in ("7", "123456789"):
+        states.clear()
+        status, _, _ = _cli("play", "--seed", seed, "--seat", "1", "--bots", "random", stdin="q\n")
+        assert status == 0 and states
+        assert states[0] != random.Random(int(seed)).getstate()
+    # and a given seed still replays the whole hand: the bots choose alike
+    first = _cli("play", "--seed", "7", "--seat", "1", "--bots", "random", "--ascii", stdin="q\n")
+    again = _cli("play", "--seed", "7", "--seat", "1", "--bots", "random", "--ascii", stdin="q\n")
+    assert first == again
+
+
+def test_match_and_simulate_say_1_hand() -> None:
+    # "no winner after 1 hands", "1 hands, seed 1".
+    status, out, _ = _cli("match", "--max-hands", "1", "--variant", "canasta-stbl")
+    assert status == 0 and "after 1 hand" in out and "1 hands" not in out
+    status, out, _ = _cli("simulate", "--games", "1", "--variant", "canasta-stbl")
+    assert status == 0 and "1 hands" not in out and ", 1 hand, seed 1" in out
+
+
+def test_play_escapes_the_record_path_it_cannot_write(tmp_path: Path) -> None:
+    # The path is the user's input too: printed raw, its ESC reached the terminal.
+    target = str(tmp_path / "missing\x1b[2J" / "hand.json")
+    status, out, err = _cli("play", "--seed", "1", "--ascii", "--record", target, stdin="1\n" * 400)
+    assert status == 1 and "cannot write" in err
+    assert "\x1b" not in err and "\x1b" not in out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final, NoReturn, overload
+from typing import TYPE_CHECKING, Any, Final, NoReturn, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
@@ -68,10 +68,12 @@ def new_game(
     if (seed is None) == (deck is None):
         raise ValueError("give exactly one of seed= (a shuffled deck) or deck= (an explicit order)")
     if deck is None:
-        if not isinstance(seed, int | float | str | bytes | bytearray):
+        if not issubclass(type(seed), int | float | str | bytes | bytearray):
             raise ValueError(f"seed must be an int, float, str or bytes, not {describe(seed)}")
+        if type(seed) is not str and issubclass(type(seed), str):
+            seed = str.__str__(seed)  # its own hash could raise or lie
         cards = list(DECK)
-        random.Random(seed).shuffle(cards)
+        random.Random(seed).shuffle(cards)  # type: ignore[arg-type]  # checked above
     else:
         cards = _check_deck(deck)
     n = rules.hand_size
@@ -100,9 +102,12 @@ def new_game(
 
 
 def _check_deck(deck: Iterable[Card | str]) -> list[Card]:
+    items: Iterable[Any] = deck
     try:
-        cards = [Card.parse(c) if isinstance(c, str) else c for c in deck]
-    except TypeError:
+        cards: list[Card] = [Card.parse(c) if issubclass(type(c), str) else c for c in items]
+    except ValueError:
+        raise
+    except Exception:  # not iterable, or an iterator that raises its own error
         raise ValueError("deck must be an iterable of cards") from None
     for c in cards:
         if not is_card(c):
@@ -142,10 +147,10 @@ def _hand_of(match: object) -> GameState:
     this module)."""
     from .match import Match
 
-    if isinstance(match, Match):
-        return match.hand
-    if isinstance(match, GameState):
-        return match
+    if issubclass(type(match), Match):  # by type: an instance's __class__ may lie or raise
+        return match.hand  # type: ignore[attr-defined,no-any-return]
+    if issubclass(type(match), GameState):
+        return match  # type: ignore[return-value]
     raise TypeError(f"expected a GameState or a Match, not {kind_of(match)}")
 
 

@@ -293,7 +293,14 @@ def new_match(
         raise ValueError(f"seed must be an int from -2**256 to 2**256, not {describe(seed)}")
     explicit: tuple[tuple[Card, ...], ...] | None = None
     if decks is not None:
-        if isinstance(decks, str | bytes) or not isinstance(decks, Sequence) or not decks:
+        kind = type(decks)  # by type: an instance's __class__ may lie or raise
+        if issubclass(kind, str | bytes) or not issubclass(kind, Sequence):
+            raise ValueError("decks must be a non-empty sequence of decks")
+        try:
+            decks = tuple(decks)
+        except Exception:  # a sequence whose items raise their own error
+            raise ValueError("decks must be a non-empty sequence of decks") from None
+        if not decks:
             raise ValueError("decks must be a non-empty sequence of decks")
         if len(decks) > MAX_MATCH_HANDS:
             raise ValueError(

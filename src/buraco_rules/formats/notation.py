@@ -125,7 +125,7 @@ def parse_action(
 
 
 def _parse(text: object) -> Action:
-    if not isinstance(text, str):
+    if not issubclass(type(text), str):  # by type: an instance's __class__ may lie or raise
         raise NotationError(f"an action's notation is a string, not {describe(text)}")
     if type(text) is not str:  # a str subclass: its own len, split or isprintable could lie
         text = str.__str__(text)

@@ -121,15 +121,15 @@ class GameRecord:
         :func:`~buraco_rules.new_game` dealt it, by ``actions``. The actions are replayed: an
         illegal one is a :class:`ReplayError`; if they end the hand, the final scores are kept.
         """
-        if not isinstance(start, GameState) or not _is_fresh_deal(start):
+        if type(start) is not GameState or not _is_fresh_deal(start):
             raise InvalidRecord(f"{describe(start)} is not the first state of a hand")
         record = cls(
             rules=start.rules,
             players=start.players,
             deck=_deal_order(start),
             first_player=start.current_player,
-            actions=History(actions),  # type: ignore[arg-type]  # notation is parsed on init
-            names=None if names is None else tuple(names),
+            actions=History(_actions(actions)),  # an InvalidRecord for no sequence of actions
+            names=names,  # type: ignore[arg-type]  # checked on init (InvalidRecord)
             meta={} if meta is None else meta,
         )
         try:
@@ -167,7 +167,8 @@ class GameRecord:
             last = replay(self)[-1]
             object.__setattr__(self, "_last", last)  # a cache: not part of the value
         try:
-            move = parse_action(action) if isinstance(action, str) else action
+            given: Any = action
+            move = parse_action(given) if issubclass(type(given), str) else given
             after = apply(last, move)
         except (IllegalAction, NotationError):
             # The refusal's traceback holds this frame: it must not hold the state (nor this
@@ -248,7 +249,7 @@ class MatchRecord:
         """The record of the match played from ``start`` (as :func:`~buraco_rules.new_match`
         made it) by ``actions``; they are replayed (an illegal one is a :class:`ReplayError`), and
         the scores of the hands they finish are kept."""
-        if not isinstance(start, Match) or start.finished_hands:
+        if type(start) is not Match or start.finished_hands:
             raise InvalidRecord(f"{describe(start)} is not a match as new_match starts it")
         record = cls(
             rules=start.rules,
@@ -256,8 +257,8 @@ class MatchRecord:
             first_player=start.first_player,
             seed=start.seed,
             decks=start.decks,
-            actions=tuple(actions),  # type: ignore[arg-type]  # notation is parsed on init
-            names=None if names is None else tuple(names),
+            actions=_actions(actions),  # an InvalidRecord for what is no sequence of actions
+            names=names,  # type: ignore[arg-type]  # checked on init (InvalidRecord)
             meta={} if meta is None else meta,
         )
         if record.start() != start:
@@ -333,13 +334,27 @@ def _is_fresh_deal(state: GameState) -> bool:
     return dealt == state and state.phase is Phase.DRAW
 
 
+def _items(values: object, what: str) -> tuple[object, ...]:
+    """The items of the sequence ``values``, or an InvalidRecord (a str, a value that is not
+    iterable, or one whose iteration raises its own error). Checked by type: an instance's
+    ``__class__`` may lie or raise."""
+    kind = type(values)
+    if issubclass(kind, str) or not issubclass(kind, Iterable):
+        raise InvalidRecord(f"{what} must be a sequence of {what}, not {describe(values)}")
+    try:
+        return tuple(values)  # type: ignore[arg-type]
+    except Exception:
+        raise InvalidRecord(
+            f"{what} must be a sequence of {what}, not {describe(values)}"
+        ) from None
+
+
 def _actions(values: object) -> tuple[Action, ...]:
-    if isinstance(values, str) or not isinstance(values, Iterable):
-        raise InvalidRecord(f"actions must be a sequence of actions, not {describe(values)}")
-    actions = []
-    for i, value in enumerate(values):
+    actions: list[Action] = []
+    value: Any
+    for i, value in enumerate(_items(values, "actions")):
         try:
-            action = parse_action(value) if isinstance(value, str) else value
+            action = parse_action(value) if issubclass(type(value), str) else value
         except NotationError as error:
             raise InvalidRecord(f"action {i}: {error}") from None
         try:  # one forged past its constructor (a meld index of 10**30) has no notation
@@ -351,14 +366,12 @@ def _actions(values: object) -> tuple[Action, ...]:
 
 
 def _strings(values: object, what: str) -> tuple[str, ...]:
-    if isinstance(values, str) or not isinstance(values, Iterable):
-        raise InvalidRecord(f"{what} must be a sequence of strings, not {describe(values)}")
-    out = tuple(values)
+    out = _items(values, what)
     if not all(type(v) is str and _is_text(v) for v in out):
         raise InvalidRecord(f"{what} must be strings of Unicode text, not {describe(out)}")
-    if any(len(v) > MAX_NAME_CHARS for v in out):
+    if any(len(v) > MAX_NAME_CHARS for v in out):  # type: ignore[arg-type]  # str, checked
         raise InvalidRecord(f"{what} must be at most {MAX_NAME_CHARS} characters each")
-    return out
+    return out  # type: ignore[return-value]
 
 
 def _is_text(value: str) -> bool:
@@ -373,9 +386,12 @@ def _is_text(value: str) -> bool:
 
 
 def _meta(value: object) -> Mapping[str, str]:
-    if not isinstance(value, Mapping):
+    if not issubclass(type(value), Mapping):  # by type: an instance's __class__ may lie
         raise InvalidRecord(f"meta must be a mapping of strings, not {describe(value)}")
-    items: dict[Any, Any] = dict(value)
+    try:
+        items: dict[Any, Any] = dict(value)  # type: ignore[call-overload]
+    except Exception:  # a mapping whose items raise their own error
+        raise InvalidRecord(f"meta must be a mapping of strings, not {describe(value)}") from None
     if not all(
         type(k) is str and type(v) is str and _is_text(k) and _is_text(v) for k, v in items.items()
     ):
