@@ -433,3 +433,14 @@ def test_play_escapes_the_record_path_it_cannot_write(tmp_path: Path) -> None:
     status, out, err = _cli("play", "--seed", "1", "--ascii", "--record", target, stdin="1\n" * 400)
     assert status == 1 and "cannot write" in err
     assert "\x1b" not in err and "\x1b" not in out
+
+
+def test_a_missing_field_of_a_document_says_missing() -> None:
+    # Item 13 asks every missing key to say so; a missing field said only "needs the field".
+    for text, field in (
+        ('{"format":1,"type":"record"}', "'rules'"),
+        ('{"format":1,"type":"record","rules":"italian","players":2}', "'deck'"),
+        ('{"format":1,"type":"view","rules":"italian"}', "'players'"),
+    ):
+        with pytest.raises(br.DecodeError, match=f"the field {field}, which is missing"):
+            br.from_json(text)

@@ -495,7 +495,7 @@ def _object_codec(cls: type) -> tuple[Encoder, Decoder]:
                 except DecodeError as error:
                     raise DecodeError(f"{key}: {error}") from None
             elif required:
-                raise DecodeError(f"{name} needs the field {key!r}")
+                raise DecodeError(f"{name} needs the field {key!r}, which is missing")
         try:
             obj = cls(**kwargs)
         except (ValueError, TypeError) as error:
