@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from .cards import DECK, Card, is_card
+from .cards import DECK, Card, all_cards, is_card
 from .checks import check, well_formed
 from .determinize import canonical_state
 from .errors import ErrorCode, IllegalAction
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
 
 _DECK_COUNTS: Final = Counter(DECK)
+_CARD_IDS: Final = len(all_cards())
 
 
 def new_game(
@@ -289,10 +290,11 @@ def _apply_unlisted(state: GameState, action: object, player: object) -> GameSta
     cheap to check, and the checker accepts exactly what the generator lists (the tests hold
     them to it); melds, whose number in a hand is bounded by its cards, keep the generator."""
     if type(action) is Discard:
-        if not is_card(action.card):
+        card = action.card
+        if type(card) is not Card or not 0 <= card < _CARD_IDS:  # is_card, inline
             return None
         check(state, action, player)  # raises the IllegalAction that _refuse would raise
-        return transitions.discard(state, action.card)
+        return transitions.discard(state, card)
     if type(action) is DrawFromStock:
         check(state, action, player)
         return transitions.draw(state)
@@ -306,7 +308,8 @@ def _formed(action: object) -> bool:
     """:func:`~buraco_rules.checks.well_formed`, with the most frequent actions inline."""
     kind = type(action)
     if kind is Discard:
-        return is_card(action.card)  # type: ignore[attr-defined]
+        card = action.card  # type: ignore[attr-defined]
+        return type(card) is Card and 0 <= card < _CARD_IDS  # is_card, inline: the commonest
     return kind is DrawFromStock or well_formed(action)
 
 

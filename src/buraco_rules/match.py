@@ -280,7 +280,8 @@ def new_match(
 ) -> Match:
     """Start a match (R20) and deal its first hand.
 
-    Give either ``seed``, an ``int`` from which each hand's deck is derived (see
+    Give either ``seed``, an ``int`` from -2**256 to 2**256 (:data:`MAX_SEED`, so that the
+    match's document reads back) from which each hand's deck is derived (see
     :meth:`Match.hand_seed`), or ``decks``, a non-empty sequence of explicit 108-card decks in the
     deal order of :func:`buraco_rules.new_game`, used in turn (the first for hand 0, and so on,
     starting again from the first when they run out). Bad arguments are a ``ValueError``, as for
