@@ -445,3 +445,15 @@ def test_a_missing_field_of_a_document_says_missing() -> None:
     ):
         with pytest.raises(br.DecodeError, match=f"the field {field}, which is missing"):
             br.from_json(text)
+
+
+def test_replay_seat_and_long_numbers_name_the_real_range(tmp_path: Path) -> None:
+    # "--seat must be a seat of the record's 4 players" named no seat; a number of 50 digits
+    # was said to be "not a whole number", which it is: the limit is its length.
+    record = br.GameRecord.from_game(br.new_game(IT, 4, seed=1), [])
+    path = tmp_path / "four.json"
+    path.write_text(br.to_json(record), encoding="utf-8")
+    status, _, err = _cli("replay", str(path), "--seat", "4")
+    assert status == 2 and "--seat must be 0, 1, 2 or 3 with the record's 4 players, not 4" in err
+    status, _, err = _cli("match", "--seed", "9" * 50)
+    assert status == 2 and "is not a whole number of at most 40 characters" in err
