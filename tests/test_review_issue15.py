@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import random
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -457,3 +459,18 @@ def test_replay_seat_and_long_numbers_name_the_real_range(tmp_path: Path) -> Non
     assert status == 2 and "--seat must be 0, 1, 2 or 3 with the record's 4 players, not 4" in err
     status, _, err = _cli("match", "--seed", "9" * 50)
     assert status == 2 and "is not a whole number of at most 40 characters" in err
+
+
+def test_play_answers_bytes_that_are_not_text_without_a_traceback() -> None:
+    # With a strict UTF-8 input (PYTHONIOENCODING=utf-8, or a UTF-8 locale other than C), a line
+    # of bytes that are not UTF-8 ended play in a UnicodeDecodeError traceback.
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(br.__file__).parents[1]), env.get("PYTHONPATH", "")]
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "play", "--seed", "1", "--ascii"],
+        input=b"\xff\xfe\x1b\nq\n", capture_output=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and b"Traceback" not in done.stderr and done.stderr == b""
+    assert b"Bye." in done.stdout and b"\x1b" not in done.stdout

@@ -10,6 +10,7 @@ hand. It is kept in the saved record only (``--record``).
 from __future__ import annotations
 
 import argparse
+import io
 import random
 import secrets
 import sys
@@ -93,7 +94,12 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(SEED_BITS)
     # A terminal that cannot show the suit symbols gets letters rather than an encoding error.
     ascii_only = args.ascii or not can_show(sys.stdout, "♠♥♦♣★")
-    game = _Game(args.seat, ascii_only, sys.stdin, sys.stdout)
+    stdin = sys.stdin
+    if isinstance(stdin, io.TextIOWrapper):
+        # Bytes that are not text in the input's encoding are read as escapes (and refused
+        # as no move), not raised as a UnicodeDecodeError: any input is answered.
+        stdin.reconfigure(errors="surrogateescape")
+    game = _Game(args.seat, ascii_only, stdin, sys.stdout)
     start = state = new_game(rules, players, seed=seed)
     played: list[Action] = []
     # The bots' choices come from the seed too, so that a given --seed replays the whole hand;
