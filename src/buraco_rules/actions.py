@@ -27,7 +27,7 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
-from .cards import DECK, Card, parse_cards
+from .cards import DECK, Card, is_card, parse_cards
 from .errors import MalformedAction
 from .quoting import describe
 
@@ -59,11 +59,11 @@ def _quote(value: object) -> str:
 
 
 def _card(value: object, where: str) -> Card:
-    if type(value) is Card:
+    if is_card(value):
         return value
-    if isinstance(value, str):
+    if issubclass(type(value), str):  # by its type: an instance's __class__ may lie or raise
         try:
-            return Card.parse(value)
+            return Card.parse(value)  # type: ignore[arg-type]
         except ValueError as error:
             raise MalformedAction(f"{where}: {error}") from None
     hint = ""
@@ -75,19 +75,19 @@ def _card(value: object, where: str) -> Card:
 
 
 def _cards(value: object, where: str) -> tuple[Card, ...]:
-    if isinstance(value, str):
+    if issubclass(type(value), str):
         try:
-            items: tuple[object, ...] = parse_cards(value)
+            items: tuple[object, ...] = parse_cards(value)  # type: ignore[arg-type]
         except ValueError as error:
             raise MalformedAction(f"{where}: {error}") from None
-    elif isinstance(value, Card) or not hasattr(value, "__iter__"):
+    elif issubclass(type(value), Card) or not hasattr(type(value), "__iter__"):
         raise MalformedAction(
             f"{where} needs cards (notation such as '5S 6S 7S', or a list of cards), "
             f"not {_quote(value)}"
         )
     else:
         try:
-            items = tuple(value)
+            items = tuple(value)  # type: ignore[arg-type]
         except Exception:
             raise MalformedAction(f"{where} needs cards, not {_quote(value)}") from None
     if not items:
@@ -96,7 +96,7 @@ def _cards(value: object, where: str) -> tuple[Card, ...]:
         raise MalformedAction(
             f"{where} holds {len(items):,} cards, more than the deck's {MAX_ACTION_CARDS}"
         )
-    return tuple(sorted([c if type(c) is Card else _card(c, where) for c in items]))
+    return tuple(sorted([c if is_card(c) else _card(c, where) for c in items]))
 
 
 def _new_meld_cards(value: Any) -> tuple[Card, ...]:

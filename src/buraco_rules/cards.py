@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, TypeGuard
 
 from .quoting import describe
 
@@ -102,10 +102,12 @@ class Card(int):
     def parse(cls, text: str) -> Card:
         """The card written ``text``: a rank (A, 2-10, T, J, Q, K) and a suit (letter or
         symbol), or JK."""
-        if not isinstance(text, str):
+        if not issubclass(type(text), str):  # by its type: an instance's __class__ may lie
             raise ValueError(
                 f"{describe(text)} is not a card notation (expected a string such as '10H')"
             )
+        if type(text) is not str:  # a str subclass: its own strip or upper could raise or lie
+            text = str.__str__(text)
         spelt = text.strip()
         # Only ASCII letters are case-folded: "5\u017f" (LONG S) upper-cases to "5S" but is no card.
         card = _BY_NOTATION.get(spelt.upper()) if _spelling(spelt) else None
@@ -177,6 +179,12 @@ class Card(int):
         return self
 
 
+def is_card(value: object) -> TypeGuard[Card]:
+    """``value`` is one of the 53 cards: a :class:`Card` of an id from 0 to 52 (one made by
+    ``int.__new__(Card, 99)`` is none, and would index past every table of the cards)."""
+    return type(value) is Card and 0 <= value < _NUM_CARDS
+
+
 def _card_from_id(card_id: int) -> Card:
     return _CARDS[card_id]
 
@@ -232,5 +240,7 @@ _SPLIT = re.compile(r"[\s,]+")
 def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
     """Cards from notation separated by spaces or commas (``"5S 6S JK"``), or from an iterable of
     notations, in the order given."""
-    words = [w for w in _SPLIT.split(text) if w] if isinstance(text, str) else list(text)
+    if issubclass(type(text), str) and type(text) is not str:
+        text = str.__str__(text)  # a str subclass: its own methods could raise or lie
+    words = [w for w in _SPLIT.split(text) if w] if type(text) is str else list(text)
     return tuple(Card.parse(w) for w in words)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from .actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from .cards import Card
+from .cards import Card, is_card
 from .errors import ErrorCode, IllegalAction
 from .going_out import (
     banned_after,
@@ -35,7 +35,7 @@ __all__ = ["check", "describe", "well_formed"]
 
 
 def _cards_ok(cards: object) -> bool:
-    return type(cards) is tuple and bool(cards) and all(type(c) is Card for c in cards)
+    return type(cards) is tuple and bool(cards) and all(is_card(c) for c in cards)
 
 
 def well_formed(action: object) -> bool:
@@ -45,7 +45,7 @@ def well_formed(action: object) -> bool:
     if kind is DrawFromStock:
         return True
     if kind is Discard:
-        return type(action.card) is Card  # type: ignore[attr-defined]
+        return is_card(action.card)  # type: ignore[attr-defined]
     if kind is NewMeld:
         return _cards_ok(action.cards)  # type: ignore[attr-defined]
     if kind is AddToMeld:
@@ -93,7 +93,7 @@ def _cards_of(cards: object) -> tuple[Card, ...]:
     if type(cards) is not tuple or not cards:
         raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(cards)} is not a list of cards")
     for c in cards:
-        if type(c) is not Card:
+        if not is_card(c):
             raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(c)} is not a card")
     return cards
 
@@ -251,7 +251,7 @@ def _check_leaves(
 
 def _check_discard(state: GameState, action: Discard) -> None:
     card = action.card
-    if type(card) is not Card:
+    if not is_card(card):
         raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(card)} is not a card")
     seat = state.current_player
     team = TEAM[seat]

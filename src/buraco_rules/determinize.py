@@ -41,7 +41,7 @@ def unseen_cards(seen: PlayerView) -> tuple[Card, ...]:
     """The multiset of cards ``seen``'s seat cannot see (other hands, the stock, untaken extra
     piles, a closed pile below its top), sorted: the 108 cards (R2) less its own hand, the
     visible discards and the melds."""
-    if not isinstance(seen, PlayerView):
+    if type(seen) is not PlayerView:
         raise TypeError(f"expected a PlayerView, not {kind_of(seen)}")
     counts = _DECK_COUNTS.copy()
     counts.subtract(seen.hand)
@@ -126,7 +126,7 @@ def _fits(state: GameState, hand: Sequence[Card]) -> bool:
 
 
 def _unseen_checked(seen: PlayerView) -> list[Card]:
-    if not isinstance(seen, PlayerView):
+    if type(seen) is not PlayerView:
         raise TypeError(f"expected a PlayerView, not {kind_of(seen)}")
     problem = _shape_problem(seen)
     if problem is not None:
@@ -257,7 +257,7 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     A view that no valid state shows (one built or decoded by hand) is refused with
     :class:`~buraco_rules.errors.InvalidState`, as :func:`canonical_state` refuses it.
     """
-    if not isinstance(rng, random.Random):
+    if not issubclass(type(rng), random.Random):  # by type: __class__ may lie or raise
         raise TypeError(f"rng must be a random.Random, not {kind_of(rng)}")
     canonical = canonical_state(seen)  # a consistent deal exists: the loop below ends
     cards = _hidden_cards(seen, canonical)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final, NoReturn, overload
+from typing import TYPE_CHECKING, Any, Final, NoReturn, overload
 
 from . import transitions
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from .cards import DECK, Card
+from .cards import DECK, Card, all_cards, is_card
 from .checks import check, well_formed
 from .determinize import canonical_state
 from .errors import ErrorCode, IllegalAction
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
 
 _DECK_COUNTS: Final = Counter(DECK)
+_CARD_IDS: Final = len(all_cards())
 
 
 def new_game(
@@ -68,10 +69,12 @@ def new_game(
     if (seed is None) == (deck is None):
         raise ValueError("give exactly one of seed= (a shuffled deck) or deck= (an explicit order)")
     if deck is None:
-        if not isinstance(seed, int | float | str | bytes | bytearray):
+        if not issubclass(type(seed), int | float | str | bytes | bytearray):
             raise ValueError(f"seed must be an int, float, str or bytes, not {describe(seed)}")
+        if type(seed) is not str and issubclass(type(seed), str):
+            seed = str.__str__(seed)  # its own hash could raise or lie
         cards = list(DECK)
-        random.Random(seed).shuffle(cards)
+        random.Random(seed).shuffle(cards)  # type: ignore[arg-type]  # checked above
     else:
         cards = _check_deck(deck)
     n = rules.hand_size
@@ -100,12 +103,15 @@ def new_game(
 
 
 def _check_deck(deck: Iterable[Card | str]) -> list[Card]:
+    items: Iterable[Any] = deck
     try:
-        cards = [Card.parse(c) if isinstance(c, str) else c for c in deck]
-    except TypeError:
+        cards: list[Card] = [Card.parse(c) if issubclass(type(c), str) else c for c in items]
+    except ValueError:
+        raise
+    except Exception:  # not iterable, or an iterator that raises its own error
         raise ValueError("deck must be an iterable of cards") from None
     for c in cards:
-        if type(c) is not Card:
+        if not is_card(c):
             raise ValueError(f"deck holds {describe(c)}, which is not a card")
     counts = Counter(cards)
     if counts != _DECK_COUNTS:
@@ -142,10 +148,10 @@ def _hand_of(match: object) -> GameState:
     this module)."""
     from .match import Match
 
-    if isinstance(match, Match):
-        return match.hand
-    if isinstance(match, GameState):
-        return match
+    if issubclass(type(match), Match):  # by type: an instance's __class__ may lie or raise
+        return match.hand  # type: ignore[attr-defined,no-any-return]
+    if issubclass(type(match), GameState):
+        return match  # type: ignore[return-value]
     raise TypeError(f"expected a GameState or a Match, not {kind_of(match)}")
 
 
@@ -284,10 +290,11 @@ def _apply_unlisted(state: GameState, action: object, player: object) -> GameSta
     cheap to check, and the checker accepts exactly what the generator lists (the tests hold
     them to it); melds, whose number in a hand is bounded by its cards, keep the generator."""
     if type(action) is Discard:
-        if type(action.card) is not Card:
+        card = action.card
+        if type(card) is not Card or not 0 <= card < _CARD_IDS:  # is_card, inline
             return None
         check(state, action, player)  # raises the IllegalAction that _refuse would raise
-        return transitions.discard(state, action.card)
+        return transitions.discard(state, card)
     if type(action) is DrawFromStock:
         check(state, action, player)
         return transitions.draw(state)
@@ -301,7 +308,8 @@ def _formed(action: object) -> bool:
     """:func:`~buraco_rules.checks.well_formed`, with the most frequent actions inline."""
     kind = type(action)
     if kind is Discard:
-        return type(action.card) is Card  # type: ignore[attr-defined]
+        card = action.card  # type: ignore[attr-defined]
+        return type(card) is Card and 0 <= card < _CARD_IDS  # is_card, inline: the commonest
     return kind is DrawFromStock or well_formed(action)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Generic, NoReturn, TypeVar, overload
+from typing import Any, Final, Generic, NoReturn, TypeVar, overload
 
 import attrs
 
@@ -39,6 +39,10 @@ from .state import GameState
 __all__ = ["History", "Match", "new_match"]
 
 T = TypeVar("T")
+
+MAX_SEED: Final = 2**256
+"""The largest seed (in size) a match takes: the largest number a document holds
+(:mod:`buraco_rules.formats.codec`), so that a match's document always reads back."""
 
 
 class History(Sequence[T], Generic[T]):
@@ -276,7 +280,8 @@ def new_match(
 ) -> Match:
     """Start a match (R20) and deal its first hand.
 
-    Give either ``seed``, an ``int`` from which each hand's deck is derived (see
+    Give either ``seed``, an ``int`` from -2**256 to 2**256 (:data:`MAX_SEED`, so that the
+    match's document reads back) from which each hand's deck is derived (see
     :meth:`Match.hand_seed`), or ``decks``, a non-empty sequence of explicit 108-card decks in the
     deal order of :func:`buraco_rules.new_game`, used in turn (the first for hand 0, and so on,
     starting again from the first when they run out). Bad arguments are a ``ValueError``, as for
@@ -284,11 +289,19 @@ def new_match(
     """
     if (seed is None) == (decks is None):
         raise ValueError("give exactly one of seed= (derived decks) or decks= (explicit decks)")
-    if seed is not None and type(seed) is not int:
-        raise ValueError(f"seed must be an int, not {describe(seed)}")
+    if seed is not None and (type(seed) is not int or not -MAX_SEED <= seed <= MAX_SEED):
+        # Bounded as documents bound their numbers: to_json writes the seed, from_json reads it.
+        raise ValueError(f"seed must be an int from -2**256 to 2**256, not {describe(seed)}")
     explicit: tuple[tuple[Card, ...], ...] | None = None
     if decks is not None:
-        if isinstance(decks, str | bytes) or not isinstance(decks, Sequence) or not decks:
+        kind = type(decks)  # by type: an instance's __class__ may lie or raise
+        if issubclass(kind, str | bytes) or not issubclass(kind, Sequence):
+            raise ValueError("decks must be a non-empty sequence of decks")
+        try:
+            decks = tuple(decks)
+        except Exception:  # a sequence whose items raise their own error
+            raise ValueError("decks must be a non-empty sequence of decks") from None
+        if not decks:
             raise ValueError("decks must be a non-empty sequence of decks")
         if len(decks) > MAX_MATCH_HANDS:
             raise ValueError(

@@ -16,7 +16,7 @@ from typing import Final
 
 import attrs
 
-from .cards import JOKER, Card, Rank, Suit, all_cards
+from .cards import JOKER, Card, Rank, Suit, all_cards, is_card
 from .errors import ErrorCode
 from .memo import memoised
 from .positions import ACE_BITS, ACE_HIGH, ACE_LOW, TWO_PLACE, highest, lowest
@@ -82,7 +82,7 @@ class Meld:
         exact = []
         for c in cards:
             card = Card.parse(c) if isinstance(c, str) else c
-            if type(card) is not Card:
+            if not is_card(card):
                 raise ValueError(f"{describe(c)} is not a card")
             exact.append(card)
         return _own(_classify(tuple(sorted(exact)), *_meld_rules(rules)))

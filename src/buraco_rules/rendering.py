@@ -181,7 +181,7 @@ def render(seen: PlayerView, *, ascii_only: bool = False) -> str:
     points = seen.public_points
     for t in (team, 1 - team):
         who = "your team" if t == team else "opponents"
-        lines.append(f"Melds of team {t} ({who}, {points[t]} points on the table):")
+        lines.append(f"Melds of team {t} ({who}, {_count(points[t], 'point')} on the table):")
         lines += render_melds(seen.melds[t], ascii_only)
     lines.append(f"Your hand ({_count(len(seen.hand), 'card')}):")
     lines += ["  " + line for line in render_hand(seen.hand, ascii_only).splitlines()]

@@ -87,9 +87,28 @@ def integer(low: int, high: int | None = None) -> Validator:
 
 
 def text(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    """Validator: ``value`` is a non-empty ``str`` of at most :data:`TEXT_CHARS` characters."""
-    if type(value) is not str or not value.strip() or len(value) > TEXT_CHARS:
-        _refuse(instance, attribute, f"a non-empty str of at most {TEXT_CHARS} characters", value)
+    """Validator: ``value`` is a non-empty ``str`` of at most :data:`TEXT_CHARS` characters of
+    Unicode text (no lone surrogate, which ``to_json`` would write and no document may hold)."""
+    if (
+        type(value) is not str
+        or not value.strip()
+        or len(value) > TEXT_CHARS
+        or not (value.isascii() or _is_unicode(value))
+    ):
+        _refuse(
+            instance,
+            attribute,
+            f"a non-empty str of at most {TEXT_CHARS} characters of Unicode text",
+            value,
+        )
+
+
+def _is_unicode(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate, such as "\ud800"
+        return False
+    return True
 
 
 def instance_of(kind: type[object]) -> Validator:

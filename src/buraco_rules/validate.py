@@ -317,3 +317,13 @@ def _idle_problems(state: GameState) -> Iterator[str]:
         yield f"{idle} turns in a row were idle, which ends the hand in stalemate (R24)"
     elif state.phase is Phase.PLAY and state.discard_pile:
         yield "the turn is counted idle, so it took the whole pile, yet the pile holds cards (R24)"
+    elif state.phase is not Phase.PLAY and len(state.discard_pile) != 1:
+        # The idle turn just played took the whole pile and discarded one card onto it.
+        yield (
+            f"the last turn was idle, so it took the whole pile and discarded one card, yet the "
+            f"pile holds {len(state.discard_pile)} (R24)"
+        )
+    elif state.phase is Phase.OVER and idle < rules.stalemate_turns:
+        # A hand ends on an idle turn only in stalemate: the stock runs out at the discard of a
+        # turn that drew (had it run out before an idle turn, the hand would have ended then).
+        yield f"the hand ended on an idle turn ({idle} in a row) other than by stalemate (R15, R24)"

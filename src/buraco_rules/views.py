@@ -154,7 +154,7 @@ def _rebuild(fields: dict[str, object]) -> PlayerView:
 
 def view(state: GameState, seat: object) -> PlayerView:
     """What ``seat`` may see of ``state``; a seat that does not exist is a ``ValueError``."""
-    if not isinstance(state, GameState):
+    if type(state) is not GameState:
         raise TypeError(f"view needs a GameState, not {kind_of(state)}")
     if type(seat) is not int or not 0 <= seat < state.players:
         raise ValueError(f"seat must be 0 to {state.players - 1}, not {describe(seat)}")

@@ -80,13 +80,18 @@ def run(args: argparse.Namespace) -> int:
         )
     total0, total1 = match.totals
     if match.winner is None:
-        print(f"no winner after {len(match.scores)} hands: {total0} to {total1}")
+        print(f"no winner after {_hands(len(match.scores))}: {total0} to {total1}")
         return 0
     print(
         f"team {match.winner} ({teams[match.winner]}) wins the match {max(total0, total1)} to "
-        f"{min(total0, total1)} after {len(match.scores)} hands"
+        f"{min(total0, total1)} after {_hands(len(match.scores))}"
     )
     return 0
+
+
+def _hands(n: int) -> str:
+    """``1 hand``, ``2 hands``."""
+    return "1 hand" if n == 1 else f"{n} hands"
 
 
 def _play_hand(match: Match, bots: list[Bot], rng: random.Random) -> Match:

@@ -42,7 +42,9 @@ def whole_number(text: str) -> int:
             raise ValueError(text)
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number") from None
+        # A longer number is refused unread (int() of a long text is slow): the message says so.
+        within = f" of at most {_NUMBER_CHARS} characters" if len(text) > _NUMBER_CHARS else ""
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number{within}") from None
 
 
 def positive_int(text: str) -> int:

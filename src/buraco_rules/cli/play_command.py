@@ -10,6 +10,7 @@ hand. It is kept in the saved record only (``--record``).
 from __future__ import annotations
 
 import argparse
+import io
 import random
 import secrets
 import sys
@@ -19,7 +20,7 @@ from .. import GameRecord, apply, legal_actions, new_game, parse_action, score, 
 from ..actions import Action
 from ..bots import Bot, bot_from_name
 from ..rendering import action_text, ending_text, escape, render, render_actions, render_score
-from ..simulate import seat_bots
+from ..simulate import game_seed, seat_bots
 from ..views import PlayerView
 from .options import (
     add_montecarlo_budget,
@@ -93,11 +94,19 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(SEED_BITS)
     # A terminal that cannot show the suit symbols gets letters rather than an encoding error.
     ascii_only = args.ascii or not can_show(sys.stdout, "♠♥♦♣★")
-    game = _Game(args.seat, ascii_only, sys.stdin, sys.stdout)
+    stdin = sys.stdin
+    if isinstance(stdin, io.TextIOWrapper):
+        # Bytes that are not text in the input's encoding are read as escapes (and refused
+        # as no move), not raised as a UnicodeDecodeError: any input is answered.
+        stdin.reconfigure(errors="surrogateescape")
+    game = _Game(args.seat, ascii_only, stdin, sys.stdout)
     start = state = new_game(rules, players, seed=seed)
     played: list[Action] = []
-    # The bots' choices come from the seed too, so that a given --seed replays the whole hand.
-    rng = random.Random(seed)
+    # The bots' choices come from the seed too, so that a given --seed replays the whole hand;
+    # from a hash of it, never from random.Random(seed) itself: that is the stream new_game
+    # shuffled the deck with, so the bots' random choices would give away the deal's order to
+    # the person watching them, and the Monte Carlo bot would sample deals like the real one.
+    rng = random.Random(game_seed(seed, 0))
     out = game.out
     dealt = f", seed {seed}" if args.seed is not None else ""  # never a seed it was not given
     print(f"{rules.title}, {players} players{dealt}. You are seat {args.seat}.", file=out)
@@ -126,9 +135,10 @@ def run(args: argparse.Namespace) -> int:
             with open(args.record, "w", encoding="utf-8") as file:
                 file.write(to_json(record))
         except OSError as error:
-            print(f"cannot write {args.record}: {error.strerror}", file=sys.stderr)
+            where = escape(args.record, 200)
+            print(f"cannot write {where}: {escape(str(error.strerror))}", file=sys.stderr)
             return 1
-        print(f"\nRecorded in {args.record}.", file=out)
+        print(f"\nRecorded in {escape(args.record, 200)}.", file=out)
     return 0
 
 

@@ -73,7 +73,10 @@ def run(args: argparse.Namespace) -> int:
     except DecodeError as error:
         parser.error(f"{shown} is not a valid record: {escape(str(error))}")
     if not 0 <= args.seat < record.players:
-        parser.error(f"--seat must be a seat of the record's {record.players} players")
+        seats = " or ".join(", ".join(map(str, range(record.players))).rsplit(", ", 1))
+        parser.error(
+            f"--seat must be {seats} with the record's {record.players} players, not {args.seat}"
+        )
     try:
         states = replay(record)
     except ReplayError as error:

@@ -167,7 +167,8 @@ def format_table(result: Simulation, where: str = "1 worker") -> str:
 
     title = variants.get(result.variant).title
     lines = [
-        f"{title}, {result.players} players, {result.games} hands, seed {result.seed}",
+        f"{title}, {result.players} players, {result.games} hand{'s' * (result.games != 1)}, "
+        f"seed {result.seed}",
         "",
         f"{'team':<6}{'bots':<20}{'wins':>6}{'win rate':>10}{'95 % CI':>17}"
         f"{'mean score':>12}{'sd':>8}",

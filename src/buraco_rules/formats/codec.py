@@ -47,7 +47,7 @@ from ..determinize import canonical_state
 from ..engine import new_game
 from ..errors import InvalidState
 from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
-from ..match import History, Match, winner_of
+from ..match import MAX_SEED, History, Match, winner_of
 from ..melds import Meld, classify
 from ..quoting import kind_of
 from ..rules import RuleSet
@@ -91,7 +91,7 @@ MAX_JSON_CHARS: Final = (
 :data:`MAX_HAND_ACTIONS` actions, fits, and so does every document of a legal value."""
 MAX_DEPTH: Final = 32
 """Documents nested deeper are refused before they are parsed (the formats nest 6 deep)."""
-_MAX_INT: Final = 2**256
+_MAX_INT: Final = MAX_SEED
 """Integers are refused beyond ± this (a match's seed is the largest number in a document)."""
 _MAX_CARDS: Final = len(DECK)
 _MAX_ITEMS: Final = MAX_MATCH_ACTIONS
@@ -495,7 +495,7 @@ def _object_codec(cls: type) -> tuple[Encoder, Decoder]:
                 except DecodeError as error:
                     raise DecodeError(f"{key}: {error}") from None
             elif required:
-                raise DecodeError(f"{name} needs the field {key!r}")
+                raise DecodeError(f"{name} needs the field {key!r}, which is missing")
         try:
             obj = cls(**kwargs)
         except (ValueError, TypeError) as error:
@@ -607,16 +607,16 @@ def to_data(obj: object) -> dict[str, Any]:
     {'format': 1, 'type': 'action', 'action': 'discard KC'}
     """
     header: dict[str, Any] = {"format": FORMAT}
-    if isinstance(obj, _ACTION_TYPES):
+    if issubclass(type(obj), _ACTION_TYPES):  # by type: an instance's __class__ may lie or raise
         try:
-            return header | {"type": "action", "action": format_action(obj)}
+            return header | {"type": "action", "action": format_action(obj)}  # type: ignore[arg-type]
         except NotationError as error:
             raise TypeError(str(error)) from None
-    if isinstance(obj, RuleSet):
-        return header | {"type": "rules", "rules": _encode_rules(obj)}
+    if issubclass(type(obj), RuleSet):
+        return header | {"type": "rules", "rules": _encode_rules(obj)}  # type: ignore[arg-type]
     kind = _TYPE_OF.get(type(obj))
     if kind is None:
-        raise TypeError(f"no JSON format for a {type(obj).__name__}")
+        raise TypeError(f"no JSON format for {kind_of(obj)}")
     try:
         body: dict[str, Any] = _object_codec(type(obj))[0](obj)
     except (ValueError, TypeError, LookupError, AttributeError) as error:
@@ -734,15 +734,22 @@ def from_json(text: str | bytes, *, expected: type[Any] | None = None) -> Any:
     :class:`DecodeError`, raised quickly (see :data:`MAX_JSON_CHARS`, :data:`MAX_DEPTH`). With
     ``expected``, as for :func:`from_data`: ``from_json(text, expected=GameRecord)`` is typed
     ``GameRecord``, and a document of anything else is a :class:`DecodeError`."""
-    if isinstance(text, bytes | bytearray):
+    kind = type(text)  # by type: an instance's __class__ may lie or raise
+    if issubclass(kind, bytes | bytearray):
+        try:
+            text = bytes(text)  # type: ignore[arg-type]  # a subclass's own len could lie
+        except Exception:
+            raise DecodeError(f"a JSON document is a str or bytes, not {kind_of(text)}") from None
         if len(text) > 4 * MAX_JSON_CHARS:
             raise DecodeError(f"a document of {len(text):,} bytes is over the limit")
         try:
-            text = bytes(text).decode("utf-8")
+            text = text.decode("utf-8")
         except UnicodeDecodeError as error:
             raise DecodeError(f"not UTF-8 text: {error}") from None
-    if not isinstance(text, str):
-        raise DecodeError(f"a JSON document is a str or bytes, not {type(text).__name__}")
+    elif issubclass(kind, str) and kind is not str:
+        text = str.__str__(text)  # its own len or slicing could lie
+    if type(text) is not str:
+        raise DecodeError(f"a JSON document is a str or bytes, not {kind_of(text)}")
     if len(text) > MAX_JSON_CHARS:
         raise DecodeError(
             f"a document of {len(text):,} characters is over the limit of {MAX_JSON_CHARS:,}"

@@ -109,9 +109,14 @@ def parse_action(
     ``ValueError``). Text that is no action is a :class:`NotationError` quoting (a
     bounded part of) it; text over :data:`MAX_NOTATION_CHARS` characters is refused unread.
     """
-    action = _parse(text)
     if state is None:
-        return action
+        return _parse(text)
+    try:
+        action = _parse(text)
+    except NotationError:
+        # The raise puts this frame in the error's traceback: it must not hold the state.
+        del state
+        raise
     error = why_illegal(state, action, player)  # a fresh exception, without a traceback
     if error is None:
         return action
@@ -120,7 +125,7 @@ def parse_action(
 
 
 def _parse(text: object) -> Action:
-    if not isinstance(text, str):
+    if not issubclass(type(text), str):  # by type: an instance's __class__ may lie or raise
         raise NotationError(f"an action's notation is a string, not {describe(text)}")
     if type(text) is not str:  # a str subclass: its own len, split or isprintable could lie
         text = str.__str__(text)

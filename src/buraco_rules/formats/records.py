@@ -121,18 +121,22 @@ class GameRecord:
         :func:`~buraco_rules.new_game` dealt it, by ``actions``. The actions are replayed: an
         illegal one is a :class:`ReplayError`; if they end the hand, the final scores are kept.
         """
-        if not isinstance(start, GameState) or not _is_fresh_deal(start):
+        if type(start) is not GameState or not _is_fresh_deal(start):
             raise InvalidRecord(f"{describe(start)} is not the first state of a hand")
         record = cls(
             rules=start.rules,
             players=start.players,
             deck=_deal_order(start),
             first_player=start.current_player,
-            actions=History(actions),  # type: ignore[arg-type]  # notation is parsed on init
-            names=None if names is None else tuple(names),
+            actions=History(_actions(actions)),  # an InvalidRecord for no sequence of actions
+            names=names,  # type: ignore[arg-type]  # checked on init (InvalidRecord)
             meta={} if meta is None else meta,
         )
-        last = replay(record)[-1]
+        try:
+            last = replay(record)[-1]
+        except ReplayError:
+            del start, record  # the traceback holds this frame: no state, no deck (see replay)
+            raise
         if last.is_over:
             record = attrs.evolve(record, scores=score(last))
         object.__setattr__(record, "_last", last)  # a cache: not part of the value
@@ -162,8 +166,15 @@ class GameRecord:
         if last is None:
             last = replay(self)[-1]
             object.__setattr__(self, "_last", last)  # a cache: not part of the value
-        move = parse_action(action) if isinstance(action, str) else action
-        after = apply(last, move)
+        try:
+            given: Any = action
+            move = parse_action(given) if issubclass(type(given), str) else given
+            after = apply(last, move)
+        except (IllegalAction, NotationError):
+            # The refusal's traceback holds this frame: it must not hold the state (nor this
+            # record, which keeps the state and the deck), for an error tracker to ship.
+            del last, self
+            raise
         # A copy made field by field: the fields were checked when this record was built.
         record: GameRecord = object.__new__(GameRecord)
         set_field = object.__setattr__
@@ -238,7 +249,7 @@ class MatchRecord:
         """The record of the match played from ``start`` (as :func:`~buraco_rules.new_match`
         made it) by ``actions``; they are replayed (an illegal one is a :class:`ReplayError`), and
         the scores of the hands they finish are kept."""
-        if not isinstance(start, Match) or start.finished_hands:
+        if type(start) is not Match or start.finished_hands:
             raise InvalidRecord(f"{describe(start)} is not a match as new_match starts it")
         record = cls(
             rules=start.rules,
@@ -246,18 +257,27 @@ class MatchRecord:
             first_player=start.first_player,
             seed=start.seed,
             decks=start.decks,
-            actions=tuple(actions),  # type: ignore[arg-type]  # notation is parsed on init
-            names=None if names is None else tuple(names),
+            actions=_actions(actions),  # an InvalidRecord for what is no sequence of actions
+            names=names,  # type: ignore[arg-type]  # checked on init (InvalidRecord)
             meta={} if meta is None else meta,
         )
         if record.start() != start:
             raise InvalidRecord(f"{describe(start)} is not a match as new_match starts it")
-        return attrs.evolve(record, scores=tuple(replay(record)[-1].scores))
+        try:
+            matches = replay(record)
+        except ReplayError:
+            del start, record  # the traceback holds this frame: no state, no deck (see replay)
+            raise
+        return attrs.evolve(record, scores=tuple(matches[-1].scores))
 
     def hands(self) -> tuple[GameRecord, ...]:
         """The record of each hand of the match, in order (the last one unfinished while the
         match goes on), each with its final scores once finished."""
-        matches = replay(self)
+        try:
+            matches = replay(self)
+        except ReplayError:
+            del self  # the traceback holds this frame: no deck in it (see replay)
+            raise
         records = []
         first = 0
         for i in range(len(self.actions)):
@@ -314,13 +334,27 @@ def _is_fresh_deal(state: GameState) -> bool:
     return dealt == state and state.phase is Phase.DRAW
 
 
+def _items(values: object, what: str) -> tuple[object, ...]:
+    """The items of the sequence ``values``, or an InvalidRecord (a str, a value that is not
+    iterable, or one whose iteration raises its own error). Checked by type: an instance's
+    ``__class__`` may lie or raise."""
+    kind = type(values)
+    if issubclass(kind, str) or not issubclass(kind, Iterable):
+        raise InvalidRecord(f"{what} must be a sequence of {what}, not {describe(values)}")
+    try:
+        return tuple(values)  # type: ignore[arg-type]
+    except Exception:
+        raise InvalidRecord(
+            f"{what} must be a sequence of {what}, not {describe(values)}"
+        ) from None
+
+
 def _actions(values: object) -> tuple[Action, ...]:
-    if isinstance(values, str) or not isinstance(values, Iterable):
-        raise InvalidRecord(f"actions must be a sequence of actions, not {describe(values)}")
-    actions = []
-    for i, value in enumerate(values):
+    actions: list[Action] = []
+    value: Any
+    for i, value in enumerate(_items(values, "actions")):
         try:
-            action = parse_action(value) if isinstance(value, str) else value
+            action = parse_action(value) if issubclass(type(value), str) else value
         except NotationError as error:
             raise InvalidRecord(f"action {i}: {error}") from None
         try:  # one forged past its constructor (a meld index of 10**30) has no notation
@@ -332,14 +366,12 @@ def _actions(values: object) -> tuple[Action, ...]:
 
 
 def _strings(values: object, what: str) -> tuple[str, ...]:
-    if isinstance(values, str) or not isinstance(values, Iterable):
-        raise InvalidRecord(f"{what} must be a sequence of strings, not {describe(values)}")
-    out = tuple(values)
+    out = _items(values, what)
     if not all(type(v) is str and _is_text(v) for v in out):
         raise InvalidRecord(f"{what} must be strings of Unicode text, not {describe(out)}")
-    if any(len(v) > MAX_NAME_CHARS for v in out):
+    if any(len(v) > MAX_NAME_CHARS for v in out):  # type: ignore[arg-type]  # str, checked
         raise InvalidRecord(f"{what} must be at most {MAX_NAME_CHARS} characters each")
-    return out
+    return out  # type: ignore[return-value]
 
 
 def _is_text(value: str) -> bool:
@@ -354,9 +386,12 @@ def _is_text(value: str) -> bool:
 
 
 def _meta(value: object) -> Mapping[str, str]:
-    if not isinstance(value, Mapping):
+    if not issubclass(type(value), Mapping):  # by type: an instance's __class__ may lie
         raise InvalidRecord(f"meta must be a mapping of strings, not {describe(value)}")
-    items: dict[Any, Any] = dict(value)
+    try:
+        items: dict[Any, Any] = dict(value)  # type: ignore[call-overload]
+    except Exception:  # a mapping whose items raise their own error
+        raise InvalidRecord(f"meta must be a mapping of strings, not {describe(value)}") from None
     if not all(
         type(k) is str and type(v) is str and _is_text(k) and _is_text(v) for k, v in items.items()
     ):
@@ -389,6 +424,17 @@ def replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Ma
     while replaying (a state of a 70-card hand would keep thousands): the memory is that of the
     states, which share their fields.
     """
+    try:
+        return _replay(record)
+    except ReplayError as error:
+        refusal = error
+    # Raised from here, its traceback cut: the frames below held the states (every hand) and
+    # the record (its deck), which an error tracker would ship. The cause's frames hold neither.
+    del record
+    raise refusal.with_traceback(None)
+
+
+def _replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Match, ...]:
     if isinstance(record, MatchRecord):
         matches = _replayed(record.start(), record.actions)
         if record.scores is not None and matches[-1].scores != record.scores:
@@ -400,10 +446,7 @@ def replay(record: GameRecord | MatchRecord) -> tuple[GameState, ...] | tuple[Ma
         return matches
     if not isinstance(record, GameRecord):
         raise TypeError(f"replay takes a GameRecord or MatchRecord, not {type(record).__name__}")
-    start = new_game(
-        record.rules, record.players, deck=record.deck, first_player=record.first_player
-    )
-    states = _replayed(start, record.actions)
+    states = _replayed(record.initial_state, record.actions)
     if record.scores is not None:
         final = score(states[-1])
         if final != record.scores:
@@ -423,9 +466,15 @@ def _replayed(start: Played, actions: Iterable[Action]) -> tuple[Played, ...]:
         try:
             played.append(apply(before, action))
         except IllegalAction as error:
-            raise ReplayError(f"action {i} ({str(action)!r}) is illegal: {error}", i) from error
+            cause, index = error, i
+            break
         _forget_legal_actions(before.hand if isinstance(before, Match) else before)
-    return tuple(played)
+    else:
+        return tuple(played)
+    # The error and its cause hold this frame in their tracebacks: it must not hold the states
+    # (every hand), for an error tracker to ship.
+    del played, before, start
+    raise ReplayError(f"action {index} ({str(action)!r}) is illegal: {cause}", index) from cause
 
 
 def _forget_legal_actions(state: GameState) -> None:
