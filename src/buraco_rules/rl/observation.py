@@ -175,7 +175,7 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     """
     if not isinstance(view, PlayerView):
         raise TypeError(f"encode needs a PlayerView, not {type(view).__name__}")
-    tokens = _as_tokens(prefix, "prefix")
+    tokens = () if type(prefix) is tuple and not prefix else _as_tokens(prefix, "prefix")
     out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     players = view.players
     me = view.seat
