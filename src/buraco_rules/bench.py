@@ -21,6 +21,11 @@ held, its bytes per entry and the bytes it would hold full (its bound).
 and ``replay`` of a long adversarial Italian record (take-one/discard-one turns by a seat holding
 about 70 cards), in microseconds per action and peak traced memory, and the replay of matches of
 one-draw hands, in microseconds per hand at two match lengths (equal when replay is linear).
+
+``--adapters [HANDS]`` measures the reinforcement-learning adapters instead (needs the
+``openspiel`` and ``pettingzoo`` extras, imported only then): the same random hands replayed
+through the engine, the OpenSpiel game and the PettingZoo env, in CPU µs per engine decision and
+per token step (:func:`adapter_figures`).
 """
 
 from __future__ import annotations
