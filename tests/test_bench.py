@@ -56,3 +56,25 @@ def test_replay_figures_are_reported_for_a_short_record_and_match() -> None:
     assert result["replay_actions"] == 300 and result["replay_chars"] > 0
     assert result["us_replay_per_action"] > 0 and result["replay_peak_mb"] > 0
     assert result["us_match_replay_per_hand_5"] > 0 and result["us_match_replay_per_hand_20"] > 0
+
+
+def test_adapters_mode_reports_the_adapters_beside_the_engine(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("pettingzoo")
+    argv = ["--adapters", "1", "--variant", "buraco-fechado", "--players", "2", "--json"]
+    assert bench.main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["hands"] == 1 and result["decisions"] > 0
+    assert result["tokens_per_decision"] >= 1
+    loops = ("openspiel", "openspiel_tensor", "openspiel_observer", "pettingzoo", "pettingzoo_raw")
+    assert result["us_per_decision_engine"] > 0
+    for loop in loops:
+        assert result[f"us_per_decision_{loop}"] >= result[f"us_per_token_{loop}"] > 0
+
+
+def test_adapters_mode_refuses_a_count_below_one() -> None:
+    with pytest.raises(SystemExit) as exit_:
+        bench.main(["--adapters", "0"])
+    assert exit_.value.code == 2

@@ -295,3 +295,43 @@ def test_ismcts_plays_through_the_adapter() -> None:
     )
     action = bot.step(state)
     assert action in state.legal_actions()
+
+
+def test_an_observer_reused_across_token_steps_equals_a_new_one() -> None:
+    """The observer keeps a seat's observation per engine state and writes only the prefix in
+    place: at every token step, for every seat and observation type, it matches an observer
+    built afresh (which has kept nothing), and the default one matches ``encode``."""
+    game = load("buraco-fechado", 2)
+    rng = random.Random(3)
+    types = [
+        None,
+        pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+        ),
+        pyspiel.IIGObservationType(
+            perfect_recall=False,
+            public_info=False,
+            private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER,
+        ),
+    ]
+    kept = [game.make_py_observer(t) for t in types]  # type: ignore[attr-defined]
+    steps = 0
+
+    def visit(state: object) -> None:
+        nonlocal steps
+        if state.is_chance_node():  # type: ignore[attr-defined]
+            return
+        steps += 1
+        for seat in (1, 0):  # the other seat first, then the actor, on the same engine state
+            for obs_type, observer in zip(types, kept, strict=True):
+                observer.set_from(state, seat)
+                fresh = game.make_py_observer(obs_type)  # type: ignore[attr-defined]
+                fresh.set_from(state, seat)
+                assert np.array_equal(observer.tensor, fresh.tensor)
+            engine, pending = state.engine_state, state.pending_tokens  # type: ignore[attr-defined]
+            spelt = pending if seat == engine.current_player else ()
+            expected = encode(br.view(engine, seat), spelt)
+            assert np.array_equal(kept[0].tensor[:OBSERVATION_SIZE], expected)
+
+    play_out(dealt(game, rng), rng, visit)
+    assert steps > 100

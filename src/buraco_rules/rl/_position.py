@@ -77,11 +77,16 @@ class Position:
         """The hand ended, or was cut."""
         return self.truncated or self.engine.is_over
 
+    _legal: tuple[int, ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    """``legal()`` once asked (an adapter asks for the mask, then checks the token played)."""
+
     def legal(self) -> tuple[int, ...]:
         """The tokens the seat to act may spell next (none once over)."""
-        if self.truncated:
-            return ()
-        return legal_tokens(self.engine, self.pending)
+        found = self._legal
+        if found is None:
+            found = () if self.truncated else legal_tokens(self.engine, self.pending)
+            object.__setattr__(self, "_legal", found)  # a memo: the position stays as it was
+        return found
 
     def step(self, token: int, max_turns: int) -> Position:
         """The position after ``token``; an illegal one is an :class:`IllegalToken`."""

@@ -20,10 +20,10 @@ squashed by ``p / (p + 1000)``. :data:`LAYOUT` names every slice:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -133,6 +133,12 @@ _PREFIX_SCALE: Final = np.concatenate(
 )
 _S = {name: field.start for name, field in LAYOUT.items()}
 _PHASE: Final = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.OVER: 2}
+_HAND: Final = LAYOUT["hand"].slice
+_PILE: Final = LAYOUT["discard_pile"].slice
+_RULES: Final = LAYOUT["rules"].slice
+_MELDS_OWN: Final = slice(_S["melds"], _S["melds"] + NUM_SLOTS * MELD_FEATURES)
+_MELDS_OTHER: Final = slice(_MELDS_OWN.stop, LAYOUT["melds"].stop)
+_T = TypeVar("_T")
 
 
 def _counts(cards: Sequence[int], size: int = 53) -> npt.NDArray[np.float32]:
@@ -169,25 +175,27 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     """
     if not isinstance(view, PlayerView):
         raise TypeError(f"encode needs a PlayerView, not {type(view).__name__}")
-    tokens = _as_tokens(prefix, "prefix")
+    tokens = () if type(prefix) is tuple and not prefix else _as_tokens(prefix, "prefix")
     out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     players = view.players
     me = view.seat
     my_team = me % 2
+    rules = view.rules
 
-    out[_S["hand"] : _S["hand"] + 53] = _counts(view.hand) * _INVERSE_COPIES
-    out[_S["discard_pile"] : _S["discard_pile"] + 53] = _counts(view.discard_pile) * _INVERSE_COPIES
+    # The parts that are tuples shared from state to state (a hand, the pile, a team's melds)
+    # are encoded once per tuple (_shared): an RL loop sees each many times.
+    out[_HAND] = _shared(view.hand, _scaled_counts)
+    out[_PILE] = _shared(view.discard_pile, _scaled_counts)
     top = view.top_of_discard_pile
     if top is not None:
         out[_S["discard_top"] + top] = 1.0
-    at = _S["melds"]
-    for relative in (0, 1):
-        team = (my_team + relative) % 2
-        for slot, meld in enumerate(view.melds[team][:NUM_SLOTS]):
-            start = at + (relative * NUM_SLOTS + slot) * MELD_FEATURES
-            out[start : start + MELD_FEATURES] = _meld_vector(meld)
+    melds = view.melds
+    mine, theirs = melds[my_team], melds[1 - my_team]
+    out[_MELDS_OWN] = _shared(mine, _team_block)
+    out[_MELDS_OTHER] = _shared(theirs, _team_block)
+    at = _S["hand_sizes"]
     for seat, size in enumerate(view.hand_sizes):
-        out[_S["hand_sizes"] + (seat - me) % players] = size / DECK_SIZE
+        out[at + (seat - me) % players] = size / DECK_SIZE
     out[_S["stock_size"]] = view.stock_size / DECK_SIZE
     out[_S["discard_pile_size"]] = view.discard_pile_size / DECK_SIZE
     became_stock = view.extra_pile_became_stock
@@ -207,18 +215,51 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
         out[_S["taken_single_card"] + view.taken_single_card] = 1.0
     if view.went_out is not None:
         out[_S["went_out"] + (view.went_out - my_team) % 2] = 1.0
-    for relative in (0, 1):
-        p = _points(view.melds[(my_team + relative) % 2], view.rules)
-        out[_S["public_points"] + relative] = p / (p + POINTS_SCALE)
+    p = _points(mine, rules)
+    out[_S["public_points"]] = p / (p + POINTS_SCALE)
+    p = _points(theirs, rules)
+    out[_S["public_points"] + 1] = p / (p + POINTS_SCALE)
     out[_S["players"] + (0 if players == 2 else 1)] = 1.0
-    rules = view.rules
-    at = _S["rules"]
-    for i, name in enumerate(_FLAGS):
-        out[at + i] = getattr(rules, name)
-    out[at + len(_FLAGS)] = rules.max_natural_aces_in_run == 2
+    out[_RULES] = _shared(rules, _rule_flags)
     if tokens:
         _write_prefix(out, tokens)
     return out
+
+
+def _scaled_counts(cards: Sequence[int]) -> npt.NDArray[np.float32]:
+    return _counts(cards) * _INVERSE_COPIES
+
+
+def _team_block(melds: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
+    """One team's melds, slot by slot, :data:`MELD_FEATURES` numbers each."""
+    block = np.zeros((NUM_SLOTS, MELD_FEATURES), dtype=np.float32)
+    for slot, meld in enumerate(melds[:NUM_SLOTS]):
+        block[slot] = _meld_vector(meld)
+    return block.reshape(-1)
+
+
+def _rule_flags(rules: RuleSet) -> npt.NDArray[np.float32]:
+    flags = [float(getattr(rules, name)) for name in _FLAGS]
+    return np.array([*flags, rules.max_natural_aces_in_run == 2], dtype=np.float32)
+
+
+_SHARED_CACHE_SIZE: Final = 512
+_shared_seen: dict[tuple[int, int], tuple[object, npt.NDArray[np.float32]]] = {}
+
+
+def _shared(part: _T, build: Callable[[_T], npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    """``build(part)``, kept by the identity of ``part`` (an immutable tuple or rule set, held
+    by the entry so that its id is not reused while the entry lives); never written to."""
+    key = (id(part), id(build))
+    entry = _shared_seen.get(key)
+    if entry is not None and entry[0] is part:
+        return entry[1]
+    built = build(part)
+    built.flags.writeable = False
+    if len(_shared_seen) >= _SHARED_CACHE_SIZE:
+        _shared_seen.clear()
+    _shared_seen[key] = (part, built)
+    return built
 
 
 def _write_prefix(out: npt.NDArray[np.float32], tokens: tuple[int, ...]) -> None:

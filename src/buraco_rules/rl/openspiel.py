@@ -32,6 +32,7 @@ from typing import Any, Final
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 import pyspiel
 
 from .. import variants
@@ -43,7 +44,7 @@ from ..state import GameState
 from ..views import PlayerView, view
 from ._position import IllegalToken, Position, max_tokens_per_turn, token_name, utility_bound
 from .encoding import NUM_TOKENS, is_complete, legal_tokens
-from .observation import LAYOUT, OBSERVATION_SIZE, encode
+from .observation import LAYOUT, OBSERVATION_SIZE, _write_prefix, encode
 
 __all__ = [
     "DEFAULTS",
@@ -406,6 +407,8 @@ class BuracoObserver:
         self.tensor = np.zeros(OBSERVATION_SIZE + _EXTRA, np.float32)
         self.dict = {name: self.tensor[f.slice] for name, f in LAYOUT.items()}
         self.dict["progress"] = self.tensor[OBSERVATION_SIZE:]
+        self._kept: dict[int, tuple[GameState, npt.NDArray[np.float32]]] = {}
+        """By seat, the last engine state observed and its observation without a prefix."""
 
     def _seen(self, state: BuracoState, player: int) -> tuple[PlayerView | None, tuple[int, ...]]:
         position = state._node.position
@@ -415,12 +418,15 @@ class BuracoObserver:
         return view(position.engine, player), pending
 
     def set_from(self, state: BuracoState, player: int) -> None:
-        """Fill :attr:`tensor` with ``state`` as ``player`` observes it."""
+        """Fill :attr:`tensor` with ``state`` as ``player`` observes it (in place: :attr:`dict`
+        holds views of it)."""
         node = state._node
-        seen, pending = self._seen(state, player)
         tensor = self.tensor
-        if seen is None:
+        position = node.position
+        if position is None:
             tensor.fill(0.0)
+            if not node.dealt:  # OpenSpiel asks about a new state for every tensor's shape
+                return
             hand = [
                 node.dealt[i] for i in _hand_positions(state._config, player) if i < len(node.dealt)
             ]
@@ -429,17 +435,24 @@ class BuracoObserver:
                 tensor[LAYOUT["hand"].slice] = counts / np.asarray(_COPIES, np.float32)
             tensor[OBSERVATION_SIZE] = len(node.dealt) / DECK_SIZE
             return
-        tensor[:OBSERVATION_SIZE] = encode(seen, pending)
+        engine = position.engine
+        kept = self._kept.get(player)
+        if kept is None or kept[0] is not engine:
+            # While a seat spells an action the engine state stays: only the prefix changes.
+            kept = (engine, encode(view(engine, player)))
+            self._kept[player] = kept
+        tensor[:OBSERVATION_SIZE] = kept[1]
+        if engine.current_player == player and position.pending and self._private:
+            _write_prefix(tensor, position.pending)
         if not self._private:
-            for part in _PRIVATE:
-                tensor[part] = 0.0
+            tensor[_PRIVATE[0]] = 0.0
         if not self._public:
             private = tensor[_PRIVATE[0]].copy(), tensor[_PRIVATE[1]].copy()
             tensor.fill(0.0)
             tensor[_PRIVATE[0]], tensor[_PRIVATE[1]] = private
             return
         tensor[OBSERVATION_SIZE] = 1.0
-        tensor[OBSERVATION_SIZE + 1] = min(1.0, state.turns / state._config.max_turns)
+        tensor[OBSERVATION_SIZE + 1] = min(1.0, position.turns / state._config.max_turns)
 
     def string_from(self, state: BuracoState, player: int) -> str:
         """``state`` as ``player`` observes it, as text."""

@@ -41,7 +41,7 @@ from ..state import GameState
 from ..views import view
 from ._position import Position, token_name, utility_bound
 from .encoding import NUM_TOKENS
-from .observation import OBSERVATION_SIZE, encode, with_prefix
+from .observation import OBSERVATION_SIZE, _write_prefix, encode
 
 __all__ = ["ENV_NAME", "BuracoAECEnv", "env", "raw_env", "render_table"]
 
@@ -182,15 +182,17 @@ class BuracoAECEnv(AECEnv):  # type: ignore[misc]
         position = self.position
         seat = self._seat[agent]
         mask = np.zeros(NUM_TOKENS, np.int8)
-        acting = seat == position.engine.current_player and not position.over
+        engine = position.engine
+        acting = seat == engine.current_player and not position.over
         if acting:
             mask[list(position.legal())] = 1
-        engine = position.engine
         kept = self._seen.get(seat)
         if kept is None or kept[0] is not engine:
             kept = (engine, encode(view(engine, seat)))
             self._seen[seat] = kept
-        observation = with_prefix(kept[1], position.pending) if acting else kept[1].copy()
+        observation = kept[1].copy()  # the kept one has an empty prefix
+        if acting and position.pending:  # tokens the position checked already
+            _write_prefix(observation, position.pending)
         return {"observation": observation, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
