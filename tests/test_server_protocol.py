@@ -4,6 +4,7 @@ code, idempotent resends, bots, reloading after a restart, and the page."""
 
 from __future__ import annotations
 
+import json
 import random
 import warnings
 from collections.abc import Iterator
@@ -327,16 +328,21 @@ def test_a_seats_messages_depend_only_on_its_view(
         action = bot.choose(br.view(state, state.current_player), rng)
         played.append((state.current_player, br.format_action(action)))
         state = br.apply(state, action)
-    if state.is_over:
-        return  # once the hand is over, the score (of every hand) is public
     start = br.GameRecord.from_game(br.new_game(rules, players, seed=seed), ())
     seats = [_new_seat(SeatRow("human")) for _ in range(players)]
+    real = Table("t", start, state, seats, list(played))
     for seat in range(players):
-        real = Table("t", start, state, seats, list(played))
+        # The text a seat is sent (its own part, and the part shared by all) is its message.
+        assert json.loads(real.view_text(seat)) == real.view_message(seat)
+        assert real.view_text(seat, real.public_text()) == real.view_text(seat)
+    if state.is_over:
+        return  # once the hand is over, the score (of every hand) is public
+    for seat in range(players):
         other = br.determinize(br.view(state, seat), rng)
         assert other.hands != state.hands or other.stock != state.stock or not state.stock
         dealt = attrs.evolve(real, state=other)
         assert dealt.view_message(seat) == real.view_message(seat)
+        assert dealt.view_text(seat) == real.view_text(seat)
 
 
 def test_a_finished_table_leaves_memory_and_shows_its_score_again(client: TestClient) -> None:

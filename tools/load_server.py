@@ -172,6 +172,7 @@ def run(
         "p50_ms": 1000 * statistics.median(latencies),
         "p99_ms": 1000 * latencies[min(moves - 1, int(0.99 * moves))],
         "cpu_percent": 100 * cpu / wall,
+        "cpu_ms_per_move": 1000 * cpu / moves,
         "client_cpu_percent": 100 * client_cpu / wall,
         "peak_rss_mib": memory,
     }
@@ -192,15 +193,16 @@ def main() -> int:
         help="mean pause of a client before each move (default 0: full speed)",
     )
     args = parser.parse_args()
-    columns = ["tables", "moves", "moves/s", "p50 ms", "p99 ms", "server CPU"]
+    columns = ["tables", "moves", "moves/s", "p50 ms", "p99 ms", "server CPU", "CPU/move"]
     columns += ["server peak RSS", "clients' CPU"]
     print("| " + " | ".join(columns) + " |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|" + "---:|" * len(columns))
     for n in args.tables:
         r = run(n, args.timeout, args.variant, args.client == "greedy", args.profile, args.think)
         print(
             f"| {n} | {r['moves']:,} | {r['moves_per_s']:,.0f} | {r['p50_ms']:.1f} "
-            f"| {r['p99_ms']:.1f} | {r['cpu_percent']:.0f} % | {r['peak_rss_mib']:.0f} MiB "
+            f"| {r['p99_ms']:.1f} | {r['cpu_percent']:.0f} % | {r['cpu_ms_per_move']:.2f} ms "
+            f"| {r['peak_rss_mib']:.0f} MiB "
             f"| {r['client_cpu_percent']:.0f} % |",
             flush=True,
         )

@@ -173,10 +173,10 @@ class _Client:
         self.rate = rate
         self.allowance = 2 * rate
         self.checked = time.monotonic()
-        self.queue: asyncio.Queue[dict[str, Any] | int] = asyncio.Queue()
+        self.queue: asyncio.Queue[dict[str, Any] | str | int] = asyncio.Queue()
         self.closing = False
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any] | str) -> None:
         if self.closing:
             return
         if self.queue.qsize() >= _MAX_QUEUED:
@@ -196,7 +196,9 @@ class _Client:
                 with contextlib.suppress(Exception):
                     await self.websocket.close(item)
                 return
-            await self.websocket.send_text(json.dumps(item, separators=(",", ":")))
+            if not isinstance(item, str):  # views come encoded (once for all their readers)
+                item = json.dumps(item, separators=(",", ":"))
+            await self.websocket.send_text(item)
 
     async def _frame(self, timeout: float | None) -> str | None:
         """The next text frame, or None when the client has gone."""

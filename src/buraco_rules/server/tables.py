@@ -10,12 +10,13 @@ anything with a non-blocking ``send(message)``.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import secrets
 import sqlite3
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 import attrs
 
@@ -37,7 +38,7 @@ from ..formats import (
 from ..match import Match, new_match
 from ..scoring import TeamScore, score
 from ..state import GameState
-from ..views import view
+from ..views import PlayerView, view
 from .store import SeatRow, StoredTable, TableStore
 
 __all__ = ["Connection", "CreateError", "Table", "TableHub"]
@@ -46,12 +47,15 @@ log = logging.getLogger("buraco_rules.server")
 
 Message = dict[str, Any]
 
+_COMPACT: Final = (",", ":")
+
 
 class Connection(Protocol):
     """A seat's connection as the hub sees it."""
 
-    def send(self, message: Message) -> None:
-        """Queue ``message`` for the client; never blocks."""
+    def send(self, message: Message | str) -> None:
+        """Queue ``message`` for the client (a dict, or its JSON text already encoded); never
+        blocks."""
         ...
 
 
@@ -108,9 +112,41 @@ class Table:
         """What ``seat`` is sent after every change: its view, its legal moves in notation,
         and public facts (the last move, the finished hands' scores, the match's totals)."""
         seen = view(self.hand, seat)
+        message = self._public()
+        message.update(self._private(seat, seen))
+        message["points"] = list(seen.public_points)
+        return message
+
+    def view_text(self, seat: int, public: str | None = None) -> str:
+        """:meth:`view_message` of ``seat`` as the JSON text sent (the same object, its keys
+        in another order). ``public`` is :meth:`public_text`, which is the same for every seat
+        of one change, so :meth:`broadcast` encodes it once for them all."""
+        if public is None:
+            public = self.public_text()
+        private = json.dumps(self._private(seat, view(self.hand, seat)), separators=_COMPACT)
+        return f"{private[:-1]},{public[1:]}"
+
+    def public_text(self) -> str:
+        """The part of every seat's view message that all seats share, as JSON text: nothing
+        in it depends on a hand, the stock or a closed pile."""
+        message = self._public()
+        # A team's points come from its melds, on the table for everyone (R17, R18): any
+        # seat's view has the same.
+        message["points"] = list(view(self.hand, 0).public_points)
+        return json.dumps(message, separators=_COMPACT)
+
+    def _private(self, seat: int, seen: PlayerView) -> Message:
         # The seat to act's legal moves are the same from its view and from the state (a view
         # holds all they depend on); the state's are cached, so they cost nothing to list again.
         legal = [format_action(a) for a in legal_actions(self.hand)] if seen.is_my_turn else []
+        return {
+            "seat": seat,
+            "next_seq": self.seats[seat].last_seq + 1,
+            "view": to_data(seen),
+            "legal": legal,
+        }
+
+    def _public(self) -> Message:
         last = None
         if self.moves:
             last_seat, last_action = self.moves[-1]
@@ -126,13 +162,8 @@ class Table:
         return {
             "type": "view",
             "table": self.id,
-            "seat": seat,
             "number": len(self.moves),
-            "next_seq": self.seats[seat].last_seq + 1,
             "over": self.is_over,
-            "view": to_data(seen),
-            "legal": legal,
-            "points": list(seen.public_points),
             "last": last,
             "scores": [[_score_data(s) for s in pair] for pair in self.scores()],
             "match": match,
@@ -140,10 +171,14 @@ class Table:
         }
 
     def broadcast(self) -> None:
-        """Send every connected seat its own view message."""
+        """Send every connected seat its own view message (a seat nobody watches costs
+        nothing: its view is not even built)."""
+        public: str | None = None
         for seat, place in enumerate(self.seats):
             if place.connections:
-                message = self.view_message(seat)
+                if public is None:
+                    public = self.public_text()
+                message = self.view_text(seat, public)
                 for connection in tuple(place.connections):
                     connection.send(message)
 
@@ -258,7 +293,7 @@ class TableHub:
     def join(self, table: Table, seat: int, connection: Connection) -> None:
         """Add a connection to a seat and send it the seat's view."""
         table.seats[seat].connections.add(connection)
-        connection.send(table.view_message(seat))
+        connection.send(table.view_text(seat))
 
     def leave(self, table: Table, seat: int, connection: Connection) -> None:
         """Remove a connection from its seat; a finished table that nobody watches any more
@@ -279,7 +314,7 @@ class TableHub:
                 answer = _resent(place, seq, action)
                 connection.send(answer)
                 if answer["type"] == "accepted":  # the view it may have missed
-                    connection.send(table.view_message(seat))
+                    connection.send(table.view_text(seat))
                 return
             if seq != place.last_seq + 1:
                 connection.send(
