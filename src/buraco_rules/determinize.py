@@ -20,9 +20,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Final
 
-from .cards import DECK, Card
+from .cards import Card
+from .decks import DECK_COUNTS
 from .errors import InvalidState
 from .going_out import may_discard_last
 from .melds import Meld
@@ -34,8 +34,6 @@ from .views import PlayerView, view
 
 __all__ = ["canonical_state", "determinize", "unseen_cards"]
 
-_DECK_COUNTS: Final = Counter(DECK)
-
 
 def unseen_cards(seen: PlayerView) -> tuple[Card, ...]:
     """The multiset of cards ``seen``'s seat cannot see (other hands, the stock, untaken extra
@@ -43,7 +41,7 @@ def unseen_cards(seen: PlayerView) -> tuple[Card, ...]:
     visible discards and the melds."""
     if not isinstance(seen, PlayerView):
         raise TypeError(f"expected a PlayerView, not {kind_of(seen)}")
-    counts = _DECK_COUNTS.copy()
+    counts = Counter(DECK_COUNTS)
     counts.subtract(seen.hand)
     counts.subtract(seen.discard_pile)
     for team in seen.melds:

@@ -29,7 +29,7 @@ from .going_out import (
     remove_cards,
     stock_exhausted,
 )
-from .melds import IS_WILD, Meld, classify, classify_kept, sets_by_rank
+from .melds import IS_WILD, Meld, sets_by_rank
 from .meldsearch import (
     NOTHING_FIXED,
     might_extend,
@@ -45,8 +45,8 @@ from .meldsearch import (
     with_top,
 )
 from .memo import memoised
-from .state import TEAM, GameState, Listed, Phase, Recipe
-from .transitions import corrupt_hand, melds_with
+from .recipes import corrupt_hand, melds_with, result_of
+from .state import TEAM, GameState, Listed, Phase
 
 _CARDS: Final = all_cards()
 _SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
@@ -125,15 +125,6 @@ def _discard(card: Card) -> Discard:
     exact = _CARDS[card]
     action = _DISCARD[card]
     return action if action.card is exact else Discard(exact)
-
-
-def result_of(state: GameState, recipe: Recipe, *, private: bool = True) -> Meld | None:
-    """The meld that ``recipe`` makes in ``state`` (None if it makes none); ``private=False``
-    for one to put in the next state (see :func:`~buraco_rules.melds.classify_kept`)."""
-    index, cards = recipe
-    if index >= 0:
-        cards = tuple(sorted(state.melds[TEAM[state.current_player]][index].multiset + cards))
-    return classify_kept(cards, state.rules) if private else classify(cards, state.rules)
 
 
 def generate(state: GameState) -> Generated:

@@ -250,9 +250,8 @@ class RuleSet:
         (name) == self``); False for a customised copy that kept a preset's name, or any rule set
         of another name. Only a preset may be stored by its name: store any other rule set whole.
         """
-        from . import variants  # the presets are built from this module
-
-        return self.name in variants.NAMES and variants.get(self.name) == self
+        preset = _PRESETS.get(self.name)
+        return preset is not None and preset == self
 
     @value_by_id.default
     def _value_by_id(self) -> tuple[int, ...]:
@@ -290,6 +289,11 @@ class RuleSet:
                 "(RuleSet.canasta_bonuses) and RuleSet.going_out_bonus is 0, so no team ever "
                 "reaches RuleSet.match_target and a match never ends (R16-R18, R20)"
             )
+
+
+_PRESETS: Final[dict[str, RuleSet]] = {}
+"""The preset rule sets by name, which :mod:`buraco_rules.variants` enters as it defines them:
+it builds on this module, so this module cannot import it (no import cycle)."""
 
 
 def _can_score(rules: RuleSet) -> bool:

@@ -22,7 +22,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Final
 
-from .cards import DECK, Card, Rank, Suit, all_cards
+from .cards import Card, Rank, Suit, all_cards
+from .decks import DECK_COUNTS
 from .errors import InvalidState
 from .going_out import has_required_canasta, may_discard_last, stock_exhausted
 from .melds import Meld, MeldKind, classify
@@ -32,7 +33,6 @@ from .state import GameState, Phase
 
 __all__ = ["validate"]
 
-_DECK_COUNTS: Final = Counter(DECK)
 _CARD_IDS: Final = len(all_cards())
 
 
@@ -184,11 +184,11 @@ def _card_problems(state: GameState) -> Iterator[str]:
             counts.update(meld.cards)
     for pile in extra:
         counts.update(pile or ())
-    if counts != _DECK_COUNTS:
+    if counts != DECK_COUNTS:
         wrong = [
             f"{counts.get(c, 0)} × {c.pretty}"
-            for c in sorted(set(counts) | set(_DECK_COUNTS))
-            if counts.get(c, 0) != _DECK_COUNTS[c]
+            for c in sorted(set(counts) | set(DECK_COUNTS))
+            if counts.get(c, 0) != DECK_COUNTS.get(c, 0)
         ]
         total = sum(counts.values())
         more = " …" if len(wrong) > 6 else ""

@@ -8,10 +8,12 @@ from typing import Any
 
 import attrs
 
-from .. import apply, determinize, legal_actions, score, view
 from ..actions import Action
+from ..determinize import determinize
+from ..engine import apply, legal_actions
+from ..scoring import score
 from ..state import GameState
-from ..views import PlayerView
+from ..views import PlayerView, view
 from .heuristics import Assessment, rank_actions
 
 __all__ = ["MonteCarloBot"]
