@@ -265,7 +265,7 @@ def _check_discard(state: GameState, action: Discard) -> None:
     melds = state.melds[team]
     if not remaining and not may_discard_last(state, team, card, melds, state.taken_single_card):
         needs = "a clean canasta" if state.rules.going_out_needs_clean_canasta else "a canasta"
-        if has_required_canasta(state, melds):
+        if has_required_canasta(state.rules, melds):
             reason = "the last card may not be a wildcard (R13)"
         else:
             reason = f"your team needs {needs} to go out (R13)"

@@ -28,7 +28,7 @@ from .going_out import may_discard_last
 from .melds import Meld
 from .quoting import describe, kind_of
 from .rules import DECK_SIZE, RuleSet
-from .state import GameState, Phase
+from .state import TEAM, GameState, Phase
 from .validate import validate
 from .views import PlayerView, view
 
@@ -119,7 +119,7 @@ def _fits(state: GameState, hand: Sequence[Card]) -> bool:
         return False
     if len(hand) != 1:
         return True
-    team = state.current_player % 2
+    team = TEAM[state.current_player]
     return may_discard_last(state, team, hand[0], state.melds[team], single)
 
 

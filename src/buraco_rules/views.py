@@ -21,8 +21,8 @@ from .melds import Meld
 from .outcome import Outcome, outcome_of
 from .quoting import describe, kind_of
 from .rules import RuleSet
-from .scoring import canasta_bonus
-from .state import GameState, Phase
+from .scoring import table_points
+from .state import TEAM, GameState, Phase
 
 __all__ = ["PlayerView", "view"]
 
@@ -113,12 +113,12 @@ class PlayerView:
     @property
     def team(self) -> int:
         """The team of this view's seat (R1)."""
-        return self.seat % 2
+        return TEAM[self.seat]
 
     @property
     def current_team(self) -> int:
         """The team of the seat to act (R1)."""
-        return self.current_player % 2
+        return TEAM[self.current_player]
 
     @property
     def top_of_discard_pile(self) -> Card | None:
@@ -139,13 +139,8 @@ class PlayerView:
         """By team, the points on the table so far: the values of its melded cards (R17) plus
         its canasta bonuses (R18). Cards in hands, the going-out bonus and the extra-pile penalty
         are left out (the first are hidden, the others are settled when the hand ends)."""
-        values = self.rules.value_by_id
-        return (
-            sum(values[c] for m in self.melds[0] for c in m.cards)
-            + sum(canasta_bonus(m, self.rules) for m in self.melds[0]),
-            sum(values[c] for m in self.melds[1] for c in m.cards)
-            + sum(canasta_bonus(m, self.rules) for m in self.melds[1]),
-        )
+        first, second = (sum(table_points(melds, self.rules)) for melds in self.melds)
+        return first, second
 
 
 def _rebuild(fields: dict[str, object]) -> PlayerView:

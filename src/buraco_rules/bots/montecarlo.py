@@ -73,7 +73,7 @@ class MonteCarloBot:
         candidates = [actions[i] for _, i in ranked[: self.candidates]]
         if len(candidates) == 1:
             return candidates[0]
-        team = view.seat % 2
+        team = view.team
         totals = [0.0] * len(candidates)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
