@@ -121,3 +121,60 @@ def test_the_codec_checks_a_view_and_a_match_by_the_cores_checks() -> None:
 def test_the_codec_declares_no_field_list_of_its_own() -> None:
     codec = (SRC / "formats" / "codec.py").read_text(encoding="utf-8")
     assert "_declared_types" not in codec
+
+
+# --- a state field is declared once: every list of GameState's fields is the class's --------------
+
+
+def state_fields() -> list[str]:
+    import attrs
+
+    from buraco_rules.state import GameState
+
+    return [f.name for f in attrs.fields(GameState) if f.init]
+
+
+def test_every_field_of_the_state_is_public_in_the_view_or_hidden_by_name() -> None:
+    import attrs
+
+    from buraco_rules.state import GameState
+    from buraco_rules.views import HIDDEN_FIELDS, PUBLIC_FIELDS, PlayerView
+
+    assert set(HIDDEN_FIELDS) <= set(state_fields())
+    assert sorted((*PUBLIC_FIELDS, *HIDDEN_FIELDS)) == sorted(state_fields())
+    state_types = attrs.fields_dict(GameState)
+    view_types = attrs.fields_dict(PlayerView)
+    for name in PUBLIC_FIELDS:
+        assert name in view_types, name  # view() and canonical_state() copy it by this name
+        assert view_types[name].type == state_types[name].type, name
+
+
+def test_each_state_built_field_by_field_names_every_field() -> None:
+    """A ``GameState(...)`` call that spells its fields out (``replace``, ``new_game``) names each
+    one, defaults included: a new field cannot be silently left at its default."""
+    spelled = []
+    for name, tree in trees():
+        for node in ast.walk(tree):
+            if calls(node, "GameState") and node.keywords:  # type: ignore[attr-defined]
+                keywords = [k.arg for k in node.keywords]  # type: ignore[attr-defined]
+                if None in keywords:  # ** of a field list derived from the class
+                    continue
+                spelled.append(name)
+                assert sorted(keywords) == sorted(state_fields()), name
+    assert sorted(spelled) == ["reducer.py", "transitions.py"]
+
+
+def test_replace_takes_every_field_but_the_hands_constants() -> None:
+    import inspect
+
+    from buraco_rules.transitions import replace
+
+    parameters = list(inspect.signature(replace).parameters)
+    assert parameters == ["state", *(n for n in state_fields() if n not in ("rules", "players"))]
+
+
+def test_validate_checks_the_type_of_every_field() -> None:
+    checks = function("validate.py", "_type_problems")
+    read = {n.attr for n in ast.walk(checks) if isinstance(n, ast.Attribute)}
+    named = {n.value for n in ast.walk(checks) if isinstance(n, ast.Constant)}
+    assert [n for n in state_fields() if n not in read | named] == []

@@ -17,9 +17,11 @@ True
 
 from __future__ import annotations
 
+import operator
 import random
 from collections import Counter
 from collections.abc import Sequence
+from typing import Final
 
 from .cards import Card
 from .decks import DECK_COUNTS
@@ -30,9 +32,11 @@ from .quoting import describe, kind_of
 from .rules import DECK_SIZE, RuleSet
 from .state import TEAM, GameState, Phase
 from .validate import validate
-from .views import PlayerView, view
+from .views import PUBLIC_FIELDS, PlayerView, view
 
 __all__ = ["canonical_state", "determinize", "unseen_cards"]
+
+_public: Final = operator.attrgetter(*PUBLIC_FIELDS)
 
 
 def unseen_cards(seen: PlayerView) -> tuple[Card, ...]:
@@ -80,20 +84,11 @@ def _deal(seen: PlayerView, cards: Sequence[Card]) -> GameState:
     size0, size1 = seen.extra_pile_sizes
     extra = (None if size0 is None else take(size0), None if size1 is None else take(size1))
     return GameState(
-        rules=seen.rules,
-        players=seen.players,
-        current_player=seen.current_player,
-        phase=seen.phase,
         hands=hands,
         stock=stock,
         discard_pile=pile,
-        melds=seen.melds,
         extra_piles=extra,
-        extra_pile_taken=seen.extra_pile_taken,
-        untouched_extra_pile=seen.untouched_extra_pile,
-        taken_single_card=seen.taken_single_card,
-        went_out=seen.went_out,
-        idle_turns=seen.idle_turns,
+        **dict(zip(PUBLIC_FIELDS, _public(seen), strict=True)),
     )
 
 

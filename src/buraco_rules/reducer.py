@@ -94,6 +94,9 @@ def new_game(
         extra_piles=extra,
         extra_pile_taken=(False, False),
         untouched_extra_pile=(None, None),
+        taken_single_card=None,
+        went_out=None,
+        idle_turns=0,
     )
 
 
