@@ -178,3 +178,53 @@ def test_validate_checks_the_type_of_every_field() -> None:
     read = {n.attr for n in ast.walk(checks) if isinstance(n, ast.Attribute)}
     named = {n.value for n in ast.walk(checks) if isinstance(n, ast.Constant)}
     assert [n for n in state_fields() if n not in read | named] == []
+
+
+# --- one run geometry ----------------------------------------------------------------------------
+
+
+def test_the_run_geometry_is_read_from_one_module() -> None:
+    """Where an ace stands, when a wildcard floats and how short a run may be are
+    ``positions``' (the classifier, the search, the bots and the testing kit read them): none of
+    them compares with a position of its own, such as ``span < 14``."""
+    from buraco_rules import positions, rules
+
+    assert positions.MIN_RUN == rules.MIN_MELD_SIZE
+    assert positions.FULL_SPAN == positions.ACE_HIGH - positions.ACE_LOW + 1
+
+    def compares_with_a_position(node: ast.AST) -> bool:
+        return isinstance(node, ast.Compare) and any(
+            isinstance(c, ast.Constant) and c.value in (13, 14)
+            for c in (node.left, *node.comparators)
+        )
+
+    users = ["melds.py", "meldsearch.py", "bots/heuristics.py", "testing/strategies.py"]
+    assert [m for m in where(compares_with_a_position) if m in users] == []
+    melds = (SRC / "melds.py").read_text(encoding="utf-8")
+    assert "ace_layouts(" in melds and "lays_out(" in melds
+    assert "wildcard_floats(" in (SRC / "meldsearch.py").read_text(encoding="utf-8")
+
+
+def test_the_geometry_says_what_the_classifier_accepts() -> None:
+    """``lays_out`` on every layout of natural positions and 0 or 1 wildcard against
+    ``classify`` of the cards of one suit (no 2s: a 2 may be natural or wild)."""
+    from itertools import combinations
+
+    from buraco_rules import variants
+    from buraco_rules.cards import JOKER, all_cards
+    from buraco_rules.melds import classify
+    from buraco_rules.positions import card_at, lays_out
+
+    cards = all_cards()
+    places = [p for p in range(1, 15) if p != 2]
+    for size in range(1, 6):
+        for chosen in combinations(places, size):
+            if 1 in chosen and 14 in chosen and size < 2:
+                continue
+            naturals = sum(1 << p for p in chosen)
+            natural_cards = tuple(sorted(cards[card_at(0, p)] for p in chosen))
+            for wilds in (0, 1):
+                hand = tuple(sorted(natural_cards + (JOKER,) * wilds))
+                meld = classify(hand, variants.ITALIAN)
+                laid = meld is not None and meld.naturals == naturals
+                assert lays_out(naturals, wilds) == laid, (chosen, wilds)

@@ -23,12 +23,15 @@ from .positions import (
     ACE_HIGH,
     ACE_LOW,
     MIDDLE,
+    MIN_RUN,
     TWO_BIT,
     aces_in,
+    card_at,
     highest,
     interval,
     lowest,
     natural_twos_in,
+    wildcard_floats,
 )
 
 __all__ = [
@@ -66,10 +69,7 @@ _MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] 
 _FREE_FROM: Final = 5
 _ABOVE_FREE: Final = 1 << 12
 """Runs whose cards all lie in positions 5-11 can reach neither an ace nor a natural 2."""
-_CARDS_AT: Final = tuple(
-    tuple(_CARDS[13 * s if p in (ACE_LOW, ACE_HIGH) else 13 * s + p - 1] for p in range(15))
-    for s in range(4)
-)
+_CARDS_AT: Final = tuple(tuple(_CARDS[card_at(s, p)] for p in range(15)) for s in range(4))
 """By suit and position: the card that fills it naturally (position 0 is unused)."""
 
 
@@ -441,13 +441,14 @@ def run_shapes(
         count = naturals.bit_count()
         bits = naturals & ~need & MIDDLE
         hand_aces = used_aces - fixed_aces
-        for wild in kinds if hole else (_NO_WILD, *kinds) if span < 14 else (_NO_WILD,):
+        floats = wildcard_floats(span)  # R8: a wildcard with no hole stands at an end
+        for wild in kinds if hole else (_NO_WILD, *kinds) if floats else (_NO_WILD,):
             if wild == _NO_WILD:
-                if count < 3 or fixed_wild:
+                if count < MIN_RUN or fixed_wild:
                     continue
                 used_twos = natural_two
             else:
-                if count < 2:
+                if count + 1 < MIN_RUN:
                     continue
                 used_twos = natural_two + (wild == _OWN_TWO)
             if used_twos < fixed_twos or used_twos - fixed_twos > twos:

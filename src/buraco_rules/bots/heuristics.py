@@ -19,6 +19,7 @@ from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDi
 from ..cards import Card, all_cards
 from ..going_out import has_required_canasta
 from ..melds import IS_WILD, Meld, classify_kept
+from ..positions import ACE_HIGH, ACE_LOW, TWO_PLACE, card_at, places_of
 from ..rules import CANASTA_SIZE, RuleSet
 from ..scoring import canasta_bonus
 from ..state import team_seats
@@ -31,20 +32,18 @@ _CARDS: Final = all_cards()
 
 
 def _neighbours(card: int) -> tuple[tuple[int, float], ...]:
-    """The natural cards of the same suit one and two places away in a run (the ace both below
-    the 3 and above the king, R6), with how much holding each makes ``card`` worth keeping."""
+    """The natural cards of the same suit one and two places away in a run (by the run geometry:
+    the ace both below the 3 and above the king, R6), with how much holding each makes ``card``
+    worth keeping. 2s are left out: they are held as wildcards."""
     if card == _JOKER:
         return ()
-    base, rank = card - card % 13, card % 13 + 1  # rank 1 = ace ... 13 = king
+    suit = card // 13
     found = []
     for step, weight in ((1, 6.0), (2, 3.0)):
-        for other in (rank - step, rank + step):
-            if other == 14:
-                other = 1
-            if 1 <= other <= 13 and other != 2:  # 2s are held as wildcards
-                found.append((base + other - 1, weight))
-    if rank == 1:  # the low ace's neighbours 2 and 3 are above; the high ace's are K and Q
-        found += [(base + 12, 6.0), (base + 11, 3.0)]
+        for place in places_of(card % 13):
+            for other in (place - step, place + step):
+                if ACE_LOW <= other <= ACE_HIGH and other != TWO_PLACE:
+                    found.append((card_at(suit, other), weight))
     return tuple(found)
 
 
