@@ -137,8 +137,13 @@ class Meld:
         return " ".join(str(c) for c in self.cards)
 
 
-def _meld_rules(rules: RuleSet) -> tuple[int, bool, int]:
-    return (rules.max_natural_aces_in_run, rules.sets_allowed, rules.max_set_size)
+def _meld_rules(rules: RuleSet) -> tuple[int, bool, int, bool]:
+    return (
+        rules.max_natural_aces_in_run,
+        rules.sets_allowed,
+        rules.max_set_size,
+        rules.ace_low_only,
+    )
 
 
 def _card_at(base: int, position: int) -> Card:
@@ -147,15 +152,15 @@ def _card_at(base: int, position: int) -> Card:
 
 @memoised(maxsize=1 << 16)
 def _classify(
-    cards: tuple[Card, ...], max_aces: int, sets_allowed: bool, max_set_size: int
+    cards: tuple[Card, ...], max_aces: int, sets_allowed: bool, max_set_size: int, low_only: bool
 ) -> Meld | None:
-    run = _layout_run(cards, max_aces)
+    run = _layout_run(cards, max_aces, low_only)
     if run is not None or not sets_allowed:
         return run
     return _layout_set(cards, max_set_size)
 
 
-def _layout_run(cards: tuple[Card, ...], max_aces: int) -> Meld | None:
+def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld | None:
     suit = -1
     for c in cards:
         if not IS_WILD[c]:
@@ -189,7 +194,7 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int) -> Meld | None:
         if len(wilds) > MAX_HOLES:
             continue
         with_two = mask | (natural_twos << TWO_PLACE)
-        for places in ace_layouts(aces):  # R6: an ace low or high
+        for places in ace_layouts(aces, low_only):  # R6: an ace low or high
             naturals = with_two | places
             if not naturals or not lays_out(naturals, len(wilds)):
                 continue
@@ -240,8 +245,12 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
     )
 
 
-def meld_error(cards: tuple[Card, ...]) -> ErrorCode:
-    """Why ``cards`` (which form no valid meld) fail: too many wildcards, or not a meld at all."""
+def meld_error(cards: tuple[Card, ...], rules: RuleSet) -> ErrorCode:
+    """Why ``cards`` (which form no valid meld under ``rules``) fail: a run that needs a high ace
+    where the ace is low only, too many wildcards, or not a meld at all."""
+    max_aces, sets_allowed, max_set_size, low_only = _meld_rules(rules)
+    if low_only and _classify(cards, max_aces, sets_allowed, max_set_size, False) is not None:
+        return ErrorCode.ACE_LOW_ONLY
     naturals = [c for c in cards if not IS_WILD[c]]
     wild = len(cards) - len(naturals)
     suits = {c // 13 for c in naturals}

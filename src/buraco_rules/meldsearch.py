@@ -25,6 +25,7 @@ from .positions import (
     MIDDLE,
     MIN_RUN,
     TWO_BIT,
+    ace_allowed,
     aces_in,
     card_at,
     highest,
@@ -275,7 +276,13 @@ def with_top(suit: int, fixed: Fixed, top: Card) -> Fixed | None:
 
 
 def run_options(
-    suit: int, hand: SuitHand, fixed: Fixed, max_aces: int, *, take: bool = False
+    suit: int,
+    hand: SuitHand,
+    fixed: Fixed,
+    max_aces: int,
+    *,
+    take: bool = False,
+    low_only: bool = False,
 ) -> tuple[tuple[Card, ...], ...]:
     """Every sub-multiset S of the hand such that the ``fixed`` cards (a meld's, plus the pile's
     top card for a take; none for a new run) together with S form a valid run of ``suit``, each
@@ -294,6 +301,7 @@ def run_options(
         fixed_wild is not None,
         max_aces,
         take,
+        low_only,
     )
 
 
@@ -310,6 +318,7 @@ def _run_cards(
     fixed_wild: bool,
     max_aces: int,
     take: bool,
+    low_only: bool,
 ) -> tuple[tuple[Card, ...], ...]:
     """:func:`run_options` by positions. The search itself (:func:`run_shapes`) sees only
     positions and counts, so it is shared by all suits; here its shapes become cards."""
@@ -335,6 +344,7 @@ def _run_cards(
         fixed_wild=fixed_wild,
         max_aces=max_aces,
         take=take,
+        low_only=low_only,
     )
     return _as_cards(shapes, suit, shift, others) if shapes else ()
 
@@ -406,6 +416,7 @@ def run_shapes(
     fixed_wild: bool,
     max_aces: int,
     take: bool,
+    low_only: bool = False,
 ) -> tuple[Shape, ...]:
     """The hand's part of every run made of fixed cards and hand cards, suit aside: the hand has
     natural cards 3-K at ``mask``, ``aces`` and ``twos`` of the suit's aces and 2s, and ``others``
@@ -437,6 +448,8 @@ def run_shapes(
         used_aces = aces_in(naturals)
         if used_aces > max_aces or used_aces < fixed_aces or used_aces > all_aces:
             return  # R6
+        if not ace_allowed(naturals, low_only):
+            return  # the house rule: the ace is low only
         natural_two = natural_twos_in(naturals)
         count = naturals.bit_count()
         bits = naturals & ~need & MIDDLE

@@ -141,6 +141,7 @@ def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
     rules = state.rules
     melds = state.melds[TEAM[state.current_player]]
     max_aces = rules.max_natural_aces_in_run
+    low_only = rules.ace_low_only
     runs: list[list[tuple[int, Meld]]] = [[], [], [], []]
     for i, meld in enumerate(melds):
         if meld.suit is not None:
@@ -150,11 +151,17 @@ def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
     for s in range(4):
         offer = offers[s]
         if might_start(offer):
-            found += [(-1, cards) for cards in run_options(s, offer, NOTHING_FIXED, max_aces)]
+            found += [
+                (-1, cards)
+                for cards in run_options(s, offer, NOTHING_FIXED, max_aces, low_only=low_only)
+            ]
         for i, meld in runs[s]:
             facts = run_facts(meld)
             if might_extend(offer, facts):
-                found += [(i, cards) for cards in run_options(s, offer, facts.fixed, max_aces)]
+                found += [
+                    (i, cards)
+                    for cards in run_options(s, offer, facts.fixed, max_aces, low_only=low_only)
+                ]
     if rules.sets_allowed:
         found += _set_options(state, hand, None, melds)
     return found
@@ -166,6 +173,7 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
     rules = state.rules
     melds = state.melds[TEAM[state.current_player]]
     max_aces = rules.max_natural_aces_in_run
+    low_only = rules.ace_low_only
     wild = IS_WILD[top]
     kinds = wild_kinds(hand)
     found: list[Option] = []
@@ -174,14 +182,18 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
         if might_start_with_top(offer, s, top):
             fixed = with_top(s, NOTHING_FIXED, top)
             if fixed is not None:  # always: a natural top card is of suit s
-                found += _tagged(-1, run_options(s, offer, fixed, max_aces, take=True), top)
+                found += _tagged(
+                    -1, run_options(s, offer, fixed, max_aces, take=True, low_only=low_only), top
+                )
         for i, meld in enumerate(melds):
             if meld.suit != s:
                 continue
             facts = run_facts(meld)
             fixed = with_top(s, facts.fixed, top)
             if fixed is not None and (wild or might_take_onto(offer, meld, facts, top)):
-                found += _tagged(i, run_options(s, offer, fixed, max_aces, take=True), top)
+                found += _tagged(
+                    i, run_options(s, offer, fixed, max_aces, take=True, low_only=low_only), top
+                )
     if rules.sets_allowed:
         found += _set_options(state, hand, top, melds)
     return found

@@ -24,6 +24,7 @@ __all__ = [
     "MIN_RUN",
     "TWO_BIT",
     "TWO_PLACE",
+    "ace_allowed",
     "ace_layouts",
     "aces_in",
     "card_at",
@@ -55,12 +56,20 @@ MAX_HOLES: Final = 1
 MIN_RUN: Final = 3
 """The fewest cards of a run (R5: ``rules.MIN_MELD_SIZE``, which a test holds equal)."""
 _ACE_LAYOUTS: Final = ((0,), (1 << ACE_LOW, 1 << ACE_HIGH), (ACE_BITS,))
+_LOW_ACE_LAYOUTS: Final = ((0,), (1 << ACE_LOW,), ())
 
 
-def ace_layouts(aces: int) -> tuple[int, ...]:
+def ace_layouts(aces: int, low_only: bool = False) -> tuple[int, ...]:
     """The places that ``aces`` natural aces (0-2) of a run may take (R6), low first: none; low
-    or high; both (an ace-to-ace run)."""
-    return _ACE_LAYOUTS[aces]
+    or high; both (an ace-to-ace run). Where the ace is low only (``RuleSet.ace_low_only``, a
+    house rule), one ace stands below the 2 and two aces fit no run."""
+    return _LOW_ACE_LAYOUTS[aces] if low_only else _ACE_LAYOUTS[aces]
+
+
+def ace_allowed(naturals: int, low_only: bool) -> bool:
+    """Whether the positions ``naturals`` put no ace where the rules forbid one: above the king
+    where the ace is low only (``RuleSet.ace_low_only``)."""
+    return not (low_only and naturals >> ACE_HIGH & 1)
 
 
 def wildcard_floats(span: int) -> bool:

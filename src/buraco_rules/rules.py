@@ -203,6 +203,9 @@ class RuleSet:
     """R5: the most cards a set may hold."""
     max_natural_aces_in_run: int = ruled("R6", integer(1, 2))
     """R6: natural aces a run may hold (2 lets a run span ace to ace)."""
+    ace_low_only: bool = ruled("R6", boolean, default=False)
+    """A house rule (every preset leaves it off): the ace is low only, A-2-3 but no Q-K-A, so a
+    run holds one ace at most. Refused with ``ace-low-only``."""
     closed_discard_pile: bool = ruled("R10", boolean)
     """R10: taking the pile needs its top card in a meld at once; otherwise it is open (R11)."""
     single_taken_card_discard_banned: bool = ruled("R11", boolean)
@@ -307,6 +310,8 @@ def _can_score(rules: RuleSet) -> bool:
         or bonuses.clean > 0
         or bonuses.all_ranks > 0
         or (bonuses.semi_clean or 0) > 0
-        or (bonuses.ace_to_ace > 0 and rules.max_natural_aces_in_run == 2)
+        or (
+            bonuses.ace_to_ace > 0 and rules.max_natural_aces_in_run == 2 and not rules.ace_low_only
+        )
         or rules.going_out_bonus > 0
     )

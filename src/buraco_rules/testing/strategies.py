@@ -138,7 +138,8 @@ def _runs(draw: st.DrawFn, rules: RuleSet) -> tuple[Card, ...]:
     low = draw(
         st.integers(min_value=ACE_LOW, max_value=ACE_HIGH - MIN_RUN + 1), label="first position"
     )
-    high_limit = ACE_HIGH if rules.max_natural_aces_in_run == 2 or low > ACE_LOW else ACE_HIGH - 1
+    two_aces = rules.max_natural_aces_in_run == 2 or low > ACE_LOW
+    high_limit = ACE_HIGH if two_aces and not rules.ace_low_only else ACE_HIGH - 1
     high = draw(
         st.integers(min_value=low + MIN_RUN - 1, max_value=high_limit), label="last position"
     )
@@ -292,6 +293,7 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
     }
     if preset.sets_allowed:
         changes["max_set_size"] = draw(st.integers(min_value=7, max_value=9), label="R5 set size")
+    changes["ace_low_only"] = draw(st.booleans(), label="house rule: the ace low only")
     try:
         return attrs.evolve(preset, **changes)
     except InvalidRules:
