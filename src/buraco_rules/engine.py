@@ -13,15 +13,21 @@ from typing import NoReturn, overload
 
 from . import reducer
 from .actions import Action
+from .decks import check_deck
 from .determinize import canonical_state
 from .errors import IllegalAction
 from .match import Match, apply_to_match
 from .quoting import describe, kind_of
-from .reducer import new_game
+from .reducer import _apply_unlisted, _generated, new_game  # noqa: F401 (see _check_deck)
 from .state import GameState
 from .views import PlayerView
 
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
+
+_check_deck = check_deck
+"""The private names this module had before the reducer of states moved to
+:mod:`buraco_rules.reducer` (``_check_deck``, ``_apply_unlisted``, ``_generated``), kept for code
+that reached for them; the deck check is public now, :func:`buraco_rules.decks.check_deck`."""
 
 
 def legal_actions(state: GameState | PlayerView | Match) -> tuple[Action, ...]:
