@@ -42,7 +42,8 @@ def legal_actions(state: GameState | PlayerView | Match) -> tuple[Action, ...]:
         if type(state) is PlayerView:
             return reducer.legal_actions(canonical_state(state)) if state.is_my_turn else ()
         state = _hand_of(state)
-    return reducer.legal_actions(state)
+    cached = state._legal  # kept with the state: the most frequent call answers here
+    return cached[0] if cached is not None else reducer.legal_actions(state)
 
 
 def _hand_of(match: object) -> GameState:
@@ -116,6 +117,8 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
     ``determinize`` deals a view into a state to explore.
     """
     try:
+        if type(state) is GameState:  # the most frequent call: one frame less
+            return reducer.apply_state(state, action, player)
         return _apply(state, action, player)
     except IllegalAction as error:
         refusal = IllegalAction(error.code, str(error))  # without the inner frames
