@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import cast
+from typing import Final, cast
 
 from .actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card, is_card
@@ -125,15 +125,20 @@ def _meld_index(state: GameState, index: object) -> int:
     return index
 
 
+_LOW_ONLY: Final = "but the ace is low only (a house rule, RuleSet.ace_low_only)"
+
+
 def _laid_new_meld(
     state: GameState, cards: tuple[Card, ...], melds: tuple[Meld, ...]
 ) -> tuple[Meld, ...]:
     meld = classify(cards, state.rules)
     if meld is None:
-        code = meld_error(cards)
+        code = meld_error(cards, state.rules)
         what = " ".join(c.pretty for c in cards)
         if code is ErrorCode.TOO_MANY_WILDCARDS:
             raise IllegalAction(code, f"{what}: a meld may hold only one wildcard (R7)")
+        if code is ErrorCode.ACE_LOW_ONLY:
+            raise IllegalAction(code, f"{what} puts an ace above the king, {_LOW_ONLY}")
         kinds = "a run or a set" if state.rules.sets_allowed else "a run"
         raise IllegalAction(code, f"{what} is not {kinds} (R5, R6)")
     rank = meld.rank
@@ -152,11 +157,15 @@ def _laid_addition(
     union = tuple(sorted(old.multiset + cards))
     meld = classify(union, state.rules)
     if meld is None or meld.kind is not old.kind or meld.suit != old.suit or meld.rank != old.rank:
-        code = meld_error(union)
+        code = meld_error(union, state.rules)
         what = " ".join(c.pretty for c in cards)
         if code is ErrorCode.TOO_MANY_WILDCARDS:
             raise IllegalAction(
                 code, f"adding {what} would give meld {index} a second wildcard (R7)"
+            )
+        if code is ErrorCode.ACE_LOW_ONLY:
+            raise IllegalAction(
+                code, f"adding {what} to meld {index} puts an ace above the king, {_LOW_ONLY}"
             )
         raise IllegalAction(code, f"{what} cannot be added to meld {index} ({old}) (R5, R6, R8)")
     return melds[:index] + (meld,) + melds[index + 1 :]
@@ -265,7 +274,7 @@ def _check_discard(state: GameState, action: Discard) -> None:
     melds = state.melds[team]
     if not remaining and not may_discard_last(state, team, card, melds, state.taken_single_card):
         needs = "a clean canasta" if state.rules.going_out_needs_clean_canasta else "a canasta"
-        if has_required_canasta(state, melds):
+        if has_required_canasta(state.rules, melds):
             reason = "the last card may not be a wildcard (R13)"
         else:
             reason = f"your team needs {needs} to go out (R13)"

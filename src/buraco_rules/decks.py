@@ -1,15 +1,23 @@
-"""Arranging a deck: the explicit deal order ``new_game(deck=...)`` takes, built from the cards
-that matter to a scenario."""
+"""Decks: the 108 cards' multiset (R2), checking a deck given in deal order (``new_game(deck=...)``,
+``new_match(decks=...)``), and arranging one from the cards that matter to a scenario."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Final
 
-from .cards import DECK, Card, parse_cards
+from .cards import DECK, Card, is_card, parse_cards
+from .quoting import describe
 from .rules import RuleSet
 
-__all__ = ["arrange_deck"]
+__all__ = ["DECK_COUNTS", "arrange_deck", "check_deck"]
+
+DECK_COUNTS: Final[Mapping[Card, int]] = MappingProxyType(Counter(DECK))
+"""How many copies of each card the two decks hold (R2), read-only: the one multiset that every
+check of a whole deck or state compares with (``Counter(cards) != DECK_COUNTS``); copy it with
+``Counter(DECK_COUNTS)`` to count down from it."""
 
 CardsLike = str | Iterable[Card | str]
 
@@ -18,6 +26,43 @@ def _cards(value: CardsLike) -> list[Card]:
     if isinstance(value, str):
         return list(parse_cards(value))
     return [Card.parse(c) if isinstance(c, str) else c for c in value]
+
+
+def check_deck(deck: Iterable[Card | str]) -> list[Card]:
+    """The cards of ``deck`` (cards or their notation), in order, if they are exactly the 108 of two
+    decks (R2); otherwise a ``ValueError`` naming the first few counts that are wrong.
+
+    >>> from buraco_rules.cards import DECK
+    >>> len(check_deck(DECK))
+    108
+    >>> check_deck(DECK[1:])
+    Traceback (most recent call last):
+    ...
+    ValueError: deck must be the 108 cards of two decks (R2); it has 107 cards: 1 × ... (expected 2)
+    """
+    items: Iterable[Any] = deck
+    try:
+        cards: list[Card] = [Card.parse(c) if issubclass(type(c), str) else c for c in items]
+    except ValueError:
+        raise
+    except Exception:  # not iterable, or an iterator that raises its own error
+        raise ValueError("deck must be an iterable of cards") from None
+    for c in cards:
+        if not is_card(c):
+            raise ValueError(f"deck holds {describe(c)}, which is not a card")
+    counts = Counter(cards)
+    if counts != DECK_COUNTS:
+        problems = []
+        for card in sorted(set(counts) | set(DECK_COUNTS)):
+            have, want = counts.get(card, 0), DECK_COUNTS.get(card, 0)
+            if have != want:
+                problems.append(f"{have} × {card.pretty} (expected {want})")
+        raise ValueError(
+            f"deck must be the 108 cards of two decks (R2); it has {len(cards)} cards: "
+            + ", ".join(problems[:6])
+            + (" …" if len(problems) > 6 else "")
+        )
+    return cards
 
 
 def arrange_deck(
@@ -64,7 +109,7 @@ def arrange_deck(
                 raise ValueError(f"{what} {i} has {len(cards)} cards; it takes {size}")
     up = [] if face_up is None else _cards([face_up])
     top = _cards(stock)
-    left = Counter(DECK)
+    left = Counter(DECK_COUNTS)
     for card in [c for group in (*hand_lists, *extra_lists, up, top) for c in group]:
         if type(card) is not Card or left[card] == 0:
             raise ValueError(f"{card!r} is named more often than the deck holds it")

@@ -17,24 +17,26 @@ True
 
 from __future__ import annotations
 
+import operator
 import random
 from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
-from .cards import DECK, Card
+from .cards import Card
+from .decks import DECK_COUNTS
 from .errors import InvalidState
 from .going_out import may_discard_last
 from .melds import Meld
 from .quoting import describe, kind_of
 from .rules import DECK_SIZE, RuleSet
-from .state import GameState, Phase
+from .state import TEAM, GameState, Phase
 from .validate import validate
-from .views import PlayerView, view
+from .views import PUBLIC_FIELDS, PlayerView, view
 
 __all__ = ["canonical_state", "determinize", "unseen_cards"]
 
-_DECK_COUNTS: Final = Counter(DECK)
+_public: Final = operator.attrgetter(*PUBLIC_FIELDS)
 
 
 def unseen_cards(seen: PlayerView) -> tuple[Card, ...]:
@@ -43,7 +45,7 @@ def unseen_cards(seen: PlayerView) -> tuple[Card, ...]:
     visible discards and the melds."""
     if type(seen) is not PlayerView:
         raise TypeError(f"expected a PlayerView, not {kind_of(seen)}")
-    counts = _DECK_COUNTS.copy()
+    counts = Counter(DECK_COUNTS)
     counts.subtract(seen.hand)
     counts.subtract(seen.discard_pile)
     for team in seen.melds:
@@ -82,20 +84,11 @@ def _deal(seen: PlayerView, cards: Sequence[Card]) -> GameState:
     size0, size1 = seen.extra_pile_sizes
     extra = (None if size0 is None else take(size0), None if size1 is None else take(size1))
     return GameState(
-        rules=seen.rules,
-        players=seen.players,
-        current_player=seen.current_player,
-        phase=seen.phase,
         hands=hands,
         stock=stock,
         discard_pile=pile,
-        melds=seen.melds,
         extra_piles=extra,
-        extra_pile_taken=seen.extra_pile_taken,
-        untouched_extra_pile=seen.untouched_extra_pile,
-        taken_single_card=seen.taken_single_card,
-        went_out=seen.went_out,
-        idle_turns=seen.idle_turns,
+        **dict(zip(PUBLIC_FIELDS, _public(seen), strict=True)),
     )
 
 
@@ -121,7 +114,7 @@ def _fits(state: GameState, hand: Sequence[Card]) -> bool:
         return False
     if len(hand) != 1:
         return True
-    team = state.current_player % 2
+    team = TEAM[state.current_player]
     return may_discard_last(state, team, hand[0], state.melds[team], single)
 
 

@@ -1,131 +1,33 @@
-"""The reducer: ``new_game``, ``legal_actions``, ``is_legal``, ``apply`` and ``why_illegal``.
+"""The face of the reducer: ``new_game``, ``legal_actions``, ``is_legal``, ``apply`` and
+``why_illegal`` on a hand's :class:`GameState`, a seat's :class:`PlayerView` or a :class:`Match`.
 
-A state's legal actions are generated once (:mod:`buraco_rules.movegen`) and kept with it;
-``apply`` accepts exactly those and builds the next state (:mod:`buraco_rules.transitions`) without
-changing its input, and anything else is explained by the checker (:mod:`buraco_rules.checks`),
-which the tests hold the generator to.
+Each dispatches on its argument's type: a state goes to :mod:`buraco_rules.reducer` (which takes
+states only), a view is first turned into the state it shows (``canonical_state``: legality
+depends on nothing the seat cannot see), and a match goes to :mod:`buraco_rules.match`. Both
+modules below it build on the reducer, and neither imports this one, so there is no cycle.
 """
 
 from __future__ import annotations
 
-import random
-from collections import Counter
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final, NoReturn, overload
+from typing import NoReturn, overload
 
-from . import transitions
-from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from .cards import DECK, Card, all_cards, is_card
-from .checks import check, well_formed
+from . import reducer
+from .actions import Action
+from .decks import check_deck
 from .determinize import canonical_state
-from .errors import ErrorCode, IllegalAction
-from .movegen import Generated, generate, result_of
+from .errors import IllegalAction
+from .match import Match, apply_to_match
 from .quoting import describe, kind_of
-from .rules import RuleSet
-from .state import GameState, Listed, Phase
+from .reducer import _apply_unlisted, _generated, new_game  # noqa: F401 (see _check_deck)
+from .state import GameState
 from .views import PlayerView
-
-if TYPE_CHECKING:
-    from .match import Match
 
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
 
-_DECK_COUNTS: Final = Counter(DECK)
-_CARD_IDS: Final = len(all_cards())
-
-
-def new_game(
-    rules: RuleSet,
-    players: object = None,
-    *,
-    seed: object = None,
-    deck: Iterable[Card | str] | None = None,
-    first_player: object = 0,
-) -> GameState:
-    """Deal a new hand (R1-R3).
-
-    Give either ``seed`` (the 108 cards are shuffled with ``random.Random(seed)``) or ``deck``, the
-    full 108-card multiset in deal order: the hands of seats 0, 1, ... (11 cards each), the extra
-    pile of team 0, then of team 1, then (when the rules turn one face up, R3) the first discard,
-    then the stock, first card drawn first. A wrong player count, deck or seat is a ``ValueError``.
-
-    A seed replays the deal, so it is as secret as the hands: a seat that sees its own hand can
-    recover a small seed by trying them all. Deal real games from an unguessable one, kept on the
-    server, such as ``seed=secrets.randbits(128)``.
-    """
-    if not isinstance(rules, RuleSet):
-        raise ValueError(f"rules must be a RuleSet, not {kind_of(rules)}")
-    if players is None:
-        players = rules.default_players
-    if type(players) is not int or players not in rules.player_counts:
-        counts = " or ".join(map(str, rules.player_counts))
-        raise ValueError(
-            f"{rules.title} is played by {counts} players, not {describe(players)} (R1)"
-        )
-    if type(first_player) is not int or not 0 <= first_player < players:
-        raise ValueError(
-            f"first_player must be a seat from 0 to {players - 1}, not {describe(first_player)}"
-        )
-    if (seed is None) == (deck is None):
-        raise ValueError("give exactly one of seed= (a shuffled deck) or deck= (an explicit order)")
-    if deck is None:
-        if not issubclass(type(seed), int | float | str | bytes | bytearray):
-            raise ValueError(f"seed must be an int, float, str or bytes, not {describe(seed)}")
-        if type(seed) is not str and issubclass(type(seed), str):
-            seed = str.__str__(seed)  # its own hash could raise or lie
-        cards = list(DECK)
-        random.Random(seed).shuffle(cards)  # type: ignore[arg-type]  # checked above
-    else:
-        cards = _check_deck(deck)
-    n = rules.hand_size
-    hands = tuple(tuple(sorted(cards[i * n : (i + 1) * n])) for i in range(players))
-    at = players * n
-    e = rules.extra_pile_size
-    extra = (tuple(cards[at : at + e]), tuple(cards[at + e : at + 2 * e]))
-    at += 2 * e
-    discard: tuple[Card, ...] = ()
-    if rules.discard_pile_starts_face_up:  # R3
-        discard = (cards[at],)
-        at += 1
-    return GameState(
-        rules=rules,
-        players=players,
-        current_player=first_player,
-        phase=Phase.DRAW,
-        hands=hands,
-        stock=tuple(cards[at:]),
-        discard_pile=discard,
-        melds=((), ()),
-        extra_piles=extra,
-        extra_pile_taken=(False, False),
-        untouched_extra_pile=(None, None),
-    )
-
-
-def _check_deck(deck: Iterable[Card | str]) -> list[Card]:
-    items: Iterable[Any] = deck
-    try:
-        cards: list[Card] = [Card.parse(c) if issubclass(type(c), str) else c for c in items]
-    except ValueError:
-        raise
-    except Exception:  # not iterable, or an iterator that raises its own error
-        raise ValueError("deck must be an iterable of cards") from None
-    for c in cards:
-        if not is_card(c):
-            raise ValueError(f"deck holds {describe(c)}, which is not a card")
-    counts = Counter(cards)
-    if counts != _DECK_COUNTS:
-        problems = []
-        for card in sorted(set(counts) | set(_DECK_COUNTS)):
-            have, want = counts.get(card, 0), _DECK_COUNTS[card]
-            if have != want:
-                problems.append(f"{have} × {card.pretty} (expected {want})")
-        raise ValueError(
-            f"deck must be the 108 cards of two decks (R2); it has {len(cards)} cards: "
-            + ", ".join(problems[:6])
-            + (" …" if len(problems) > 6 else "")
-        )
-    return cards
+_check_deck = check_deck
+"""The private names this module had before the reducer of states moved to
+:mod:`buraco_rules.reducer` (``_check_deck``, ``_apply_unlisted``, ``_generated``), kept for code
+that reached for them; the deck check is public now, :func:`buraco_rules.decks.check_deck`."""
 
 
 def legal_actions(state: GameState | PlayerView | Match) -> tuple[Action, ...]:
@@ -136,31 +38,20 @@ def legal_actions(state: GameState | PlayerView | Match) -> tuple[Action, ...]:
     seat's view, ``()``. On a :class:`~buraco_rules.Match`, the legal actions of the hand in play
     (none once the match is over).
     """
-    if type(state) is PlayerView:
-        return legal_actions(canonical_state(state)) if state.is_my_turn else ()
     if type(state) is not GameState:
+        if type(state) is PlayerView:
+            return reducer.legal_actions(canonical_state(state)) if state.is_my_turn else ()
         state = _hand_of(state)
-    return _generated(state)[0]
+    cached = state._legal  # kept with the state: the most frequent call answers here
+    return cached[0] if cached is not None else reducer.legal_actions(state)
 
 
 def _hand_of(match: object) -> GameState:
-    """The hand in play of a match (imported here lazily: :mod:`buraco_rules.match` builds on
-    this module)."""
-    from .match import Match
-
     if issubclass(type(match), Match):  # by type: an instance's __class__ may lie or raise
         return match.hand  # type: ignore[attr-defined,no-any-return]
     if issubclass(type(match), GameState):
         return match  # type: ignore[return-value]
     raise TypeError(f"expected a GameState or a Match, not {kind_of(match)}")
-
-
-def _generated(state: GameState) -> Generated:
-    cached = state._legal
-    if cached is None:
-        cached = generate(state)
-        object.__setattr__(state, "_legal", cached)  # a cache: not part of the state's value
-    return cached
 
 
 def is_legal(state: GameState | PlayerView | Match, action: object) -> bool:
@@ -169,19 +60,17 @@ def is_legal(state: GameState | PlayerView | Match, action: object) -> bool:
     Given a :class:`PlayerView`, whether the server would accept ``action`` from that seat (always
     False for a seat that is not the one to act).
     """
-    if type(state) is PlayerView:
-        if not state.is_my_turn:
-            return False
-        state = canonical_state(state)
-    try:
-        if type(state) is not GameState:
-            state = _hand_of(state)
-        if state._legal is None and not _formed(action):  # decided before any cache, as apply
-            return False
-        actions, recipes = _generated(state)
-        return _listed_index(actions, recipes, action) >= 0
-    except Exception:  # an object whose comparison fails is no legal action
-        return False
+    if type(state) is not GameState:
+        if type(state) is PlayerView:
+            if not state.is_my_turn:
+                return False
+            state = canonical_state(state)
+        else:
+            try:
+                state = _hand_of(state)
+            except Exception:
+                return False
+    return reducer.is_legal(state, action)
 
 
 def why_illegal(
@@ -201,7 +90,7 @@ def why_illegal(
             raise ValueError(
                 f"a view of seat {state.seat} speaks for that seat only, not {describe(player)}"
             )
-        return why_illegal(canonical_state(state), action, state.seat)
+        return reducer.why_illegal(canonical_state(state), action, state.seat)
     try:
         _apply(state, action, player)  # type: ignore[arg-type]
     except IllegalAction as error:
@@ -228,6 +117,8 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
     ``determinize`` deals a view into a state to explore.
     """
     try:
+        if type(state) is GameState:  # the most frequent call: one frame less
+            return reducer.apply_state(state, action, player)
         return _apply(state, action, player)
     except IllegalAction as error:
         refusal = IllegalAction(error.code, str(error))  # without the inner frames
@@ -238,153 +129,13 @@ def apply(state: GameState | Match, action: object, player: object = None) -> Ga
 
 
 def _apply(state: GameState | Match, action: object, player: object) -> GameState | Match:
-    if type(state) is not GameState:
-        from .match import Match, apply_to_match
-
-        if isinstance(state, Match):
-            return apply_to_match(state, action, player)
-        if not isinstance(state, GameState):
-            _not_a_state(state)
-    if player is not None and (type(player) is not int or player != state.current_player):
-        # Refused before the legal actions are generated: a move out of turn then costs the
-        # same whatever the hand of the seat to act holds (no timing tells it apart).
-        _refuse(state, action, player)
-    listing = state._legal
-    if listing is None:
-        if not _formed(action):
-            # So is an object that is no action of real cards: its refusal consults no cache
-            # that another seat's hand has filled.
-            _refuse(state, action, player)
-        quick = _apply_unlisted(state, action, player)
-        if quick is not None:
-            return quick
-        listing = _generated(state)
-    actions, recipes = listing
-    index = -1
-    for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
-        if candidate is action:
-            index = i
-            break
-    if index >= 0:
-        if not _still_listed(action, recipes[index]):  # forced to change since it was listed
-            _refuse(state, action, player, listed=True)
-    else:
-        if not _formed(action):
-            _refuse(state, action, player)
-        index = _equal_index(actions, recipes, action)  # or an equal one
-        if index < 0:
-            _refuse(state, action, player)
-    after = _build(state, action, recipes[index])  # type: ignore[arg-type]
-    if after is None:
-        _refuse(state, action, player, listed=True)
-    return after
-
-
-def _apply_unlisted(state: GameState, action: object, player: object) -> GameState | None:
-    """The next state of a draw, a discard or an open take in a state whose legal actions were
-    never listed, checked by the checker alone; None for any other action (the generator decides).
-
-    Why: a replay (or a server that applies moves without listing them) would otherwise list
-    every legal action of every state, and a hand of 70 cards lists thousands of melds, so that a
-    record of take-one/discard-one turns cost milliseconds per action. These three kinds are
-    cheap to check, and the checker accepts exactly what the generator lists (the tests hold
-    them to it); melds, whose number in a hand is bounded by its cards, keep the generator."""
-    if type(action) is Discard:
-        card = action.card
-        if type(card) is not Card or not 0 <= card < _CARD_IDS:  # is_card, inline
-            return None
-        check(state, action, player)  # raises the IllegalAction that _refuse would raise
-        return transitions.discard(state, card)
-    if type(action) is DrawFromStock:
-        check(state, action, player)
-        return transitions.draw(state)
-    if type(action) is TakeDiscardPile and action.meld is None:
-        check(state, action, player)
-        return transitions.open_take(state)
-    return None
-
-
-def _formed(action: object) -> bool:
-    """:func:`~buraco_rules.checks.well_formed`, with the most frequent actions inline."""
-    kind = type(action)
-    if kind is Discard:
-        card = action.card  # type: ignore[attr-defined]
-        return type(card) is Card and 0 <= card < _CARD_IDS  # is_card, inline: the commonest
-    return kind is DrawFromStock or well_formed(action)
-
-
-def _still_listed(action: object, recipe: Listed) -> bool:
-    """The listed ``action`` still holds what it was listed with (``recipe``). Only identities,
-    exact types and exact ints are compared: whatever was forced into it, nothing of it runs.
-    (The generator lists a meld's action with the very tuple of cards it holds.)"""
-    kind = type(action)
-    if kind is Discard:
-        card = action.card  # type: ignore[attr-defined]
-        return type(card) is Card and type(recipe) is Card and card == recipe
-    if kind is DrawFromStock:
-        return recipe is None
-    if kind is TakeDiscardPile:
-        inner = action.meld  # type: ignore[attr-defined]
-        if recipe is None:
-            return inner is None
-        return (type(inner) is NewMeld or type(inner) is AddToMeld) and _still_listed(inner, recipe)
-    if type(recipe) is not tuple:
-        return False
-    index, cards = recipe
-    if action.cards is not cards:  # type: ignore[attr-defined]
-        return False
-    if kind is NewMeld:
-        return index < 0
-    meld = action.meld  # type: ignore[attr-defined]
-    return kind is AddToMeld and index >= 0 and type(meld) is int and meld == index
-
-
-_CHANGED: Final = -2
-"""What :func:`_listed_index` says of a listed object forced to change since it was listed."""
-
-
-def _listed_index(actions: tuple[Action, ...], recipes: tuple[Listed, ...], action: object) -> int:
-    """The index of ``action`` among the legal ``actions``, by what each was listed as
-    (``recipes``: values no one can change), or -1; :data:`_CHANGED` for a listed object that
-    no longer holds what it was listed with. A listed object may be shared with other tables'
-    listings, so what it holds now decides nothing."""
-    for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
-        if candidate is action:
-            return i if _still_listed(action, recipes[i]) else _CHANGED
-    return _equal_index(actions, recipes, action) if _formed(action) else -1
-
-
-def _equal_index(actions: tuple[Action, ...], recipes: tuple[Listed, ...], action: object) -> int:
-    """The index of the legal action equal to the well-formed ``action``, by ``recipes``; or -1."""
-    kind = type(action)
-    for i, candidate in enumerate(actions):
-        if type(candidate) is kind and _fits(action, recipes[i]):
-            return i
-    return -1
-
-
-def _fits(action: object, recipe: Listed) -> bool:
-    """The well-formed ``action`` holds what ``recipe`` lists (comparing only exact cards, ints and
-    tuples of them: nothing of a caller's runs)."""
-    kind = type(action)
-    if kind is Discard:
-        return type(recipe) is Card and action.card == recipe  # type: ignore[attr-defined]
-    if kind is DrawFromStock:
-        return recipe is None
-    if kind is TakeDiscardPile:
-        inner = action.meld  # type: ignore[attr-defined]
-        return recipe is None if inner is None else recipe is not None and _fits(inner, recipe)
-    if type(recipe) is not tuple:
-        return False
-    index, cards = recipe
-    if kind is NewMeld:
-        return index < 0 and action.cards == cards  # type: ignore[attr-defined]
-    return (
-        kind is AddToMeld
-        and index >= 0
-        and action.meld == index  # type: ignore[attr-defined]
-        and action.cards == cards  # type: ignore[attr-defined]
-    )
+    if type(state) is GameState:
+        return reducer.apply_state(state, action, player)
+    if isinstance(state, Match):
+        return apply_to_match(state, action, player)
+    if isinstance(state, GameState):
+        return reducer.apply_state(state, action, player)
+    _not_a_state(state)
 
 
 def _not_a_state(state: object) -> NoReturn:
@@ -395,40 +146,3 @@ def _not_a_state(state: object) -> NoReturn:
             "is_legal(view, action)), or explore with apply(determinize(view, rng), action)"
         )
     raise TypeError(f"apply needs a GameState or a Match, not {kind_of(state)}")
-
-
-def _build(state: GameState, action: Action, recipe: Listed) -> GameState | None:
-    """The next state for the legal ``action``, which holds what ``recipe`` lists; None if the
-    meld no longer forms (a state must never be corrupted)."""
-    if type(action) is Discard:
-        return transitions.discard(state, action.card)
-    if type(action) is DrawFromStock:
-        return transitions.draw(state) if state.stock else None
-    if type(recipe) is not tuple:
-        return transitions.open_take(state)
-    result = result_of(state, recipe, private=False)
-    if result is None:
-        return None
-    if type(action) is TakeDiscardPile:
-        return transitions.take_with_meld(state, action.meld, result)  # type: ignore[arg-type]
-    return transitions.meld(state, action, result)  # type: ignore[arg-type]
-
-
-def _refuse(state: GameState, action: object, player: object, *, listed: bool = False) -> NoReturn:
-    """Raise the IllegalAction that says why ``action`` is not among the legal actions (or,
-    ``listed``, why the listed object no longer matches what it was listed as)."""
-    try:
-        check(state, action, player)
-    except IllegalAction:
-        raise
-    except Exception:
-        pass  # a malformed object that upset the checker itself
-    else:
-        if not listed and well_formed(action):
-            # The generator is the one source of legality and the checker its explainer: a move
-            # that one accepts and the other did not list is a bug, never a malformed action.
-            raise RuntimeError(
-                f"engine bug: the checker accepts {describe(action)}, which legal_actions does "
-                "not list"
-            )
-    raise IllegalAction(ErrorCode.MALFORMED_ACTION, f"{describe(action)} is not a legal action")

@@ -24,6 +24,9 @@ class ErrorCode(enum.StrEnum):
     INVALID_MELD = "invalid-meld"
     """The cards do not form a run (or, in Italian Buraco, a set), or the addition breaks the meld
     (R5, R6)."""
+    ACE_LOW_ONLY = "ace-low-only"
+    """A run that puts an ace above the king where the ace is low only (``RuleSet.ace_low_only``,
+    a house rule every preset leaves off)."""
     TOO_MANY_WILDCARDS = "too-many-wildcards"
     """The meld would hold more than one wildcard (R7)."""
     NO_SUCH_MELD = "no-such-meld"

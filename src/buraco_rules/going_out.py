@@ -61,9 +61,10 @@ def may_discard(hand: tuple[Card, ...], card: Card, banned: Card | None) -> bool
     return card != banned or hand.count(card) > 1
 
 
-def has_required_canasta(state: GameState, melds: Sequence[Meld]) -> bool:
-    """The team holds the canasta it needs to end the hand (R13)."""
-    clean_needed = state.rules.going_out_needs_clean_canasta
+def has_required_canasta(rules: RuleSet, melds: Sequence[Meld]) -> bool:
+    """The team holds the canasta it needs to end the hand (R13). The one definition: the
+    generator, the checker, ``validate`` and the bots all ask it."""
+    clean_needed = rules.going_out_needs_clean_canasta
     return any(m.is_canasta and (m.wildcard is None or not clean_needed) for m in melds)
 
 
@@ -84,7 +85,7 @@ def may_discard_last(
         return False
     if state.extra_piles[team] is not None:
         return True
-    if not has_required_canasta(state, melds):
+    if not has_required_canasta(state.rules, melds):
         return False
     return state.rules.may_go_out_discarding_wildcard or not card.is_wild
 
@@ -104,7 +105,7 @@ def may_leave(
     if not remaining:
         if state.extra_piles[team] is not None:
             return True
-        return state.rules.may_go_out_by_melding and has_required_canasta(state, melds)
+        return state.rules.may_go_out_by_melding and has_required_canasta(state.rules, melds)
     return may_discard_last(state, team, remaining[0], melds, banned)
 
 
@@ -127,7 +128,7 @@ def may_keep_after_take(
     if not rest:
         return may_leave(state, team, remaining, melds)
     return state.extra_piles[team] is not None or (
-        has_required_canasta(state, melds) and state.rules.may_go_out_discarding_wildcard
+        has_required_canasta(state.rules, melds) and state.rules.may_go_out_discarding_wildcard
     )
 
 

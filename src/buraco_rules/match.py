@@ -28,8 +28,9 @@ from typing import Any, Final, Generic, NoReturn, TypeVar, overload
 
 import attrs
 
-from . import engine
+from . import reducer
 from .cards import Card
+from .decks import check_deck
 from .limits import MAX_MATCH_HANDS
 from .quoting import describe
 from .rules import RuleSet
@@ -308,8 +309,8 @@ def new_match(
                 f"decks holds {len(decks):,} decks, more than the {MAX_MATCH_HANDS} hands a match "
                 "may have (R20)"
             )
-        explicit = tuple(tuple(engine._check_deck(deck)) for deck in decks)
-    first = engine.new_game(
+        explicit = tuple(tuple(check_deck(deck)) for deck in decks)
+    first = reducer.new_game(
         rules,
         players,
         seed=None if seed is None else Match.hand_seed(seed, 0),
@@ -331,17 +332,17 @@ def _deal(match: Match, k: int) -> GameState:
     first_player = (match.first_player + k) % match.players
     if match.seed is not None:
         seed = Match.hand_seed(match.seed, k)
-        return engine.new_game(match.rules, match.players, seed=seed, first_player=first_player)
+        return reducer.new_game(match.rules, match.players, seed=seed, first_player=first_player)
     decks = match.decks or ()  # never empty: checked when the match was made
     deck = decks[k % len(decks)]
-    return engine.new_game(match.rules, match.players, deck=deck, first_player=first_player)
+    return reducer.new_game(match.rules, match.players, deck=deck, first_player=first_player)
 
 
 def apply_to_match(match: Match, action: object, player: object = None) -> Match:
     """``br.apply`` on a match: play ``action`` in the hand in play; when that ends the hand,
     record its scores and deal the next hand unless the match is decided. Raises only
     :class:`~buraco_rules.IllegalAction` (a decided match's last hand is over: ``game-over``)."""
-    hand = engine.apply(match.hand, action, player)
+    hand = reducer.apply(match.hand, action, player)
     totals = match.totals  # known already, but for the first action of a match built by hand
     if not hand.is_over:
         return _with_totals(attrs.evolve(match, hand=hand), totals)

@@ -19,7 +19,17 @@ import attrs
 from .cards import JOKER, Card, Rank, Suit, all_cards, is_card
 from .errors import ErrorCode
 from .memo import memoised
-from .positions import ACE_BITS, ACE_HIGH, ACE_LOW, TWO_PLACE, highest, lowest
+from .positions import (
+    ACE_BITS,
+    FULL_SPAN,
+    MAX_HOLES,
+    TWO_PLACE,
+    ace_layouts,
+    card_at,
+    highest,
+    lays_out,
+    lowest,
+)
 from .quoting import describe
 from .rules import CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
 
@@ -117,9 +127,9 @@ class Meld:
             return None
         if self.wildcard is not None:
             return CanastaKind.MIXED
-        if size == 14:
+        if size == FULL_SPAN:  # clean, so every position from ace to ace
             return CanastaKind.ACE_TO_ACE
-        if size == 13 and self.kind is MeldKind.RUN:
+        if size == FULL_SPAN - 1 and self.kind is MeldKind.RUN:  # one ace, every rank
             return CanastaKind.ALL_RANKS
         return CanastaKind.CLEAN
 
@@ -127,25 +137,30 @@ class Meld:
         return " ".join(str(c) for c in self.cards)
 
 
-def _meld_rules(rules: RuleSet) -> tuple[int, bool, int]:
-    return (rules.max_natural_aces_in_run, rules.sets_allowed, rules.max_set_size)
+def _meld_rules(rules: RuleSet) -> tuple[int, bool, int, bool]:
+    return (
+        rules.max_natural_aces_in_run,
+        rules.sets_allowed,
+        rules.max_set_size,
+        rules.ace_low_only,
+    )
 
 
 def _card_at(base: int, position: int) -> Card:
-    return _CARDS[base if position in (ACE_LOW, ACE_HIGH) else base + position - 1]
+    return _CARDS[card_at(base // 13, position)]
 
 
 @memoised(maxsize=1 << 16)
 def _classify(
-    cards: tuple[Card, ...], max_aces: int, sets_allowed: bool, max_set_size: int
+    cards: tuple[Card, ...], max_aces: int, sets_allowed: bool, max_set_size: int, low_only: bool
 ) -> Meld | None:
-    run = _layout_run(cards, max_aces)
+    run = _layout_run(cards, max_aces, low_only)
     if run is not None or not sets_allowed:
         return run
     return _layout_set(cards, max_set_size)
 
 
-def _layout_run(cards: tuple[Card, ...], max_aces: int) -> Meld | None:
+def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld | None:
     suit = -1
     for c in cards:
         if not IS_WILD[c]:
@@ -176,24 +191,16 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int) -> Meld | None:
     # R7: a 2 of the run's suit is natural whenever the cards allow it, so try that first.
     for natural_twos in (1, 0) if own_twos else (0,):
         wilds = other_wilds + [_CARDS[own_two]] * (own_twos - natural_twos)
-        if len(wilds) > 1:
+        if len(wilds) > MAX_HOLES:
             continue
         with_two = mask | (natural_twos << TWO_PLACE)
-        if aces == 0:
-            layouts: tuple[int, ...] = (with_two,)
-        elif aces == 1:
-            layouts = (with_two | 1 << ACE_LOW, with_two | 1 << ACE_HIGH)  # R6: low or high
-        else:
-            layouts = (with_two | ACE_BITS,)
-        for naturals in layouts:
+        for places in ace_layouts(aces, low_only):  # R6: an ace low or high
+            naturals = with_two | places
+            if not naturals or not lays_out(naturals, len(wilds)):
+                continue
             lo = lowest(naturals)
             hi = highest(naturals)
-            count = naturals.bit_count()
-            gaps = hi - lo + 1 - count
-            if gaps > len(wilds) or count + len(wilds) < MIN_MELD_SIZE:
-                continue
-            if wilds and not gaps and hi - lo + 1 >= 14:
-                continue  # a floating wildcard needs room beyond an ace-to-ace run
+            gaps = hi - lo + 1 - naturals.bit_count()
             wild = wilds[0] if wilds else None
             laid = [_card_at(base, p) if naturals >> p & 1 else wilds[0] for p in range(lo, hi + 1)]
             if wild is not None and not gaps:
@@ -238,8 +245,12 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
     )
 
 
-def meld_error(cards: tuple[Card, ...]) -> ErrorCode:
-    """Why ``cards`` (which form no valid meld) fail: too many wildcards, or not a meld at all."""
+def meld_error(cards: tuple[Card, ...], rules: RuleSet) -> ErrorCode:
+    """Why ``cards`` (which form no valid meld under ``rules``) fail: a run that needs a high ace
+    where the ace is low only, too many wildcards, or not a meld at all."""
+    max_aces, sets_allowed, max_set_size, low_only = _meld_rules(rules)
+    if low_only and _classify(cards, max_aces, sets_allowed, max_set_size, False) is not None:
+        return ErrorCode.ACE_LOW_ONLY
     naturals = [c for c in cards if not IS_WILD[c]]
     wild = len(cards) - len(naturals)
     suits = {c // 13 for c in naturals}

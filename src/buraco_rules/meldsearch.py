@@ -23,12 +23,16 @@ from .positions import (
     ACE_HIGH,
     ACE_LOW,
     MIDDLE,
+    MIN_RUN,
     TWO_BIT,
+    ace_allowed,
     aces_in,
+    card_at,
     highest,
     interval,
     lowest,
     natural_twos_in,
+    wildcard_floats,
 )
 
 __all__ = [
@@ -66,10 +70,7 @@ _MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] 
 _FREE_FROM: Final = 5
 _ABOVE_FREE: Final = 1 << 12
 """Runs whose cards all lie in positions 5-11 can reach neither an ace nor a natural 2."""
-_CARDS_AT: Final = tuple(
-    tuple(_CARDS[13 * s if p in (ACE_LOW, ACE_HIGH) else 13 * s + p - 1] for p in range(15))
-    for s in range(4)
-)
+_CARDS_AT: Final = tuple(tuple(_CARDS[card_at(s, p)] for p in range(15)) for s in range(4))
 """By suit and position: the card that fills it naturally (position 0 is unused)."""
 
 
@@ -275,7 +276,13 @@ def with_top(suit: int, fixed: Fixed, top: Card) -> Fixed | None:
 
 
 def run_options(
-    suit: int, hand: SuitHand, fixed: Fixed, max_aces: int, *, take: bool = False
+    suit: int,
+    hand: SuitHand,
+    fixed: Fixed,
+    max_aces: int,
+    *,
+    take: bool = False,
+    low_only: bool = False,
 ) -> tuple[tuple[Card, ...], ...]:
     """Every sub-multiset S of the hand such that the ``fixed`` cards (a meld's, plus the pile's
     top card for a take; none for a new run) together with S form a valid run of ``suit``, each
@@ -294,6 +301,7 @@ def run_options(
         fixed_wild is not None,
         max_aces,
         take,
+        low_only,
     )
 
 
@@ -310,6 +318,7 @@ def _run_cards(
     fixed_wild: bool,
     max_aces: int,
     take: bool,
+    low_only: bool,
 ) -> tuple[tuple[Card, ...], ...]:
     """:func:`run_options` by positions. The search itself (:func:`run_shapes`) sees only
     positions and counts, so it is shared by all suits; here its shapes become cards."""
@@ -335,6 +344,7 @@ def _run_cards(
         fixed_wild=fixed_wild,
         max_aces=max_aces,
         take=take,
+        low_only=low_only,
     )
     return _as_cards(shapes, suit, shift, others) if shapes else ()
 
@@ -406,6 +416,7 @@ def run_shapes(
     fixed_wild: bool,
     max_aces: int,
     take: bool,
+    low_only: bool = False,
 ) -> tuple[Shape, ...]:
     """The hand's part of every run made of fixed cards and hand cards, suit aside: the hand has
     natural cards 3-K at ``mask``, ``aces`` and ``twos`` of the suit's aces and 2s, and ``others``
@@ -437,17 +448,20 @@ def run_shapes(
         used_aces = aces_in(naturals)
         if used_aces > max_aces or used_aces < fixed_aces or used_aces > all_aces:
             return  # R6
+        if not ace_allowed(naturals, low_only):
+            return  # the house rule: the ace is low only
         natural_two = natural_twos_in(naturals)
         count = naturals.bit_count()
         bits = naturals & ~need & MIDDLE
         hand_aces = used_aces - fixed_aces
-        for wild in kinds if hole else (_NO_WILD, *kinds) if span < 14 else (_NO_WILD,):
+        floats = wildcard_floats(span)  # R8: a wildcard with no hole stands at an end
+        for wild in kinds if hole else (_NO_WILD, *kinds) if floats else (_NO_WILD,):
             if wild == _NO_WILD:
-                if count < 3 or fixed_wild:
+                if count < MIN_RUN or fixed_wild:
                     continue
                 used_twos = natural_two
             else:
-                if count < 2:
+                if count + 1 < MIN_RUN:
                     continue
                 used_twos = natural_two + (wild == _OWN_TWO)
             if used_twos < fixed_twos or used_twos - fixed_twos > twos:

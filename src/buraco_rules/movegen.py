@@ -29,7 +29,7 @@ from .going_out import (
     remove_cards,
     stock_exhausted,
 )
-from .melds import IS_WILD, Meld, classify, classify_kept, sets_by_rank
+from .melds import IS_WILD, Meld, sets_by_rank
 from .meldsearch import (
     NOTHING_FIXED,
     might_extend,
@@ -45,8 +45,8 @@ from .meldsearch import (
     with_top,
 )
 from .memo import memoised
-from .state import TEAM, GameState, Listed, Phase, Recipe
-from .transitions import corrupt_hand, melds_with
+from .recipes import corrupt_hand, melds_with, result_of
+from .state import TEAM, GameState, Listed, Phase
 
 _CARDS: Final = all_cards()
 _SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
@@ -127,15 +127,6 @@ def _discard(card: Card) -> Discard:
     return action if action.card is exact else Discard(exact)
 
 
-def result_of(state: GameState, recipe: Recipe, *, private: bool = True) -> Meld | None:
-    """The meld that ``recipe`` makes in ``state`` (None if it makes none); ``private=False``
-    for one to put in the next state (see :func:`~buraco_rules.melds.classify_kept`)."""
-    index, cards = recipe
-    if index >= 0:
-        cards = tuple(sorted(state.melds[TEAM[state.current_player]][index].multiset + cards))
-    return classify_kept(cards, state.rules) if private else classify(cards, state.rules)
-
-
 def generate(state: GameState) -> Generated:
     """Every legal action of ``state`` (none once the hand is over), with its recipe."""
     if state.phase is Phase.PLAY:
@@ -150,6 +141,7 @@ def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
     rules = state.rules
     melds = state.melds[TEAM[state.current_player]]
     max_aces = rules.max_natural_aces_in_run
+    low_only = rules.ace_low_only
     runs: list[list[tuple[int, Meld]]] = [[], [], [], []]
     for i, meld in enumerate(melds):
         if meld.suit is not None:
@@ -159,11 +151,17 @@ def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
     for s in range(4):
         offer = offers[s]
         if might_start(offer):
-            found += [(-1, cards) for cards in run_options(s, offer, NOTHING_FIXED, max_aces)]
+            found += [
+                (-1, cards)
+                for cards in run_options(s, offer, NOTHING_FIXED, max_aces, low_only=low_only)
+            ]
         for i, meld in runs[s]:
             facts = run_facts(meld)
             if might_extend(offer, facts):
-                found += [(i, cards) for cards in run_options(s, offer, facts.fixed, max_aces)]
+                found += [
+                    (i, cards)
+                    for cards in run_options(s, offer, facts.fixed, max_aces, low_only=low_only)
+                ]
     if rules.sets_allowed:
         found += _set_options(state, hand, None, melds)
     return found
@@ -175,6 +173,7 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
     rules = state.rules
     melds = state.melds[TEAM[state.current_player]]
     max_aces = rules.max_natural_aces_in_run
+    low_only = rules.ace_low_only
     wild = IS_WILD[top]
     kinds = wild_kinds(hand)
     found: list[Option] = []
@@ -183,14 +182,18 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
         if might_start_with_top(offer, s, top):
             fixed = with_top(s, NOTHING_FIXED, top)
             if fixed is not None:  # always: a natural top card is of suit s
-                found += _tagged(-1, run_options(s, offer, fixed, max_aces, take=True), top)
+                found += _tagged(
+                    -1, run_options(s, offer, fixed, max_aces, take=True, low_only=low_only), top
+                )
         for i, meld in enumerate(melds):
             if meld.suit != s:
                 continue
             facts = run_facts(meld)
             fixed = with_top(s, facts.fixed, top)
             if fixed is not None and (wild or might_take_onto(offer, meld, facts, top)):
-                found += _tagged(i, run_options(s, offer, fixed, max_aces, take=True), top)
+                found += _tagged(
+                    i, run_options(s, offer, fixed, max_aces, take=True, low_only=low_only), top
+                )
     if rules.sets_allowed:
         found += _set_options(state, hand, top, melds)
     return found

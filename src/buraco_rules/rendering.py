@@ -154,7 +154,7 @@ def render(seen: PlayerView, *, ascii_only: bool = False) -> str:
         raise TypeError(
             f"render draws one seat's view (br.view(state, seat)), not a {type(seen).__name__}"
         )
-    team = seen.seat % 2
+    team = seen.team
     lines = [f"{escape(seen.rules.title, TITLE_CHARS)}, {seen.players} players. {_turn(seen)}"]
     top = seen.top_of_discard_pile
     size = seen.discard_pile_size
@@ -198,7 +198,7 @@ def ending_text(outcome: Outcome) -> str:
 
 
 def _turn(seen: PlayerView) -> str:
-    who = f"Seat {seen.seat} (team {seen.seat % 2}) sees the table; "
+    who = f"Seat {seen.seat} (team {seen.team}) sees the table; "
     if seen.phase is Phase.OVER:
         ending = ending_text(seen.outcome) if seen.outcome else "the stock ran out"
         return who + f"the hand is over: {ending}."

@@ -222,6 +222,9 @@ class RuleSet:
     """R5: the most cards a set may hold."""
     max_natural_aces_in_run: int = ruled("R6", integer(1, 2))
     """R6: natural aces a run may hold (2 lets a run span ace to ace)."""
+    ace_low_only: bool = ruled("R6", boolean, default=False)
+    """A house rule (every preset leaves it off): the ace is low only, A-2-3 but no Q-K-A, so a
+    run holds one ace at most. Refused with ``ace-low-only``."""
     closed_discard_pile: bool = ruled("R10", boolean)
     """R10: taking the pile needs its top card in a meld at once; otherwise it is open (R11)."""
     single_taken_card_discard_banned: bool = ruled("R11", boolean)
@@ -269,9 +272,8 @@ class RuleSet:
         (name) == self``); False for a customised copy that kept a preset's name, or any rule set
         of another name. Only a preset may be stored by its name: store any other rule set whole.
         """
-        from . import variants  # the presets are built from this module
-
-        return self.name in variants.NAMES and variants.get(self.name) == self
+        preset = _PRESETS.get(self.name)
+        return preset is not None and preset == self
 
     @value_by_id.default
     def _value_by_id(self) -> tuple[int, ...]:
@@ -311,6 +313,11 @@ class RuleSet:
             )
 
 
+_PRESETS: Final[dict[str, RuleSet]] = {}
+"""The preset rule sets by name, which :mod:`buraco_rules.variants` enters as it defines them:
+it builds on this module, so this module cannot import it (no import cycle)."""
+
+
 def _can_score(rules: RuleSet) -> bool:
     """Some hand can earn a team points (R16-R18), so that a match can reach its target (R20):
     a card worth something (every card can be melded), a canasta bonus of a kind that can be
@@ -322,6 +329,8 @@ def _can_score(rules: RuleSet) -> bool:
         or bonuses.clean > 0
         or bonuses.all_ranks > 0
         or (bonuses.semi_clean or 0) > 0
-        or (bonuses.ace_to_ace > 0 and rules.max_natural_aces_in_run == 2)
+        or (
+            bonuses.ace_to_ace > 0 and rules.max_natural_aces_in_run == 2 and not rules.ace_low_only
+        )
         or rules.going_out_bonus > 0
     )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 
 from .melds import CanastaKind, Meld
 from .rules import RuleSet
-from .state import GameState
+from .state import GameState, team_seats
 
 __all__ = ["TeamScore", "canasta_bonus", "score"]
 
@@ -57,6 +59,17 @@ def canasta_bonus(meld: Meld, rules: RuleSet) -> int:
     return bonuses.clean
 
 
+def table_points(melds: Sequence[Meld], rules: RuleSet) -> tuple[int, int]:
+    """A team's points on the table: its melded cards' values (R17) and its canasta bonuses
+    (R18). The one sum that :func:`score` and :attr:`PlayerView.public_points` (and so the bots)
+    share."""
+    values = rules.value_by_id
+    return (
+        sum(values[c] for m in melds for c in m.cards),
+        sum(canasta_bonus(m, rules) for m in melds),
+    )
+
+
 def score(state: GameState) -> tuple[TeamScore, TeamScore]:
     """Each team's score; an unfinished hand is scored as if it ended now with nobody going out."""
     rules = state.rules
@@ -73,14 +86,15 @@ def score(state: GameState) -> tuple[TeamScore, TeamScore]:
         )
         hands = sum(
             values[c]
-            for seat in range(team, state.players, 2)
+            for seat in team_seats(team, state.players)
             if not (void and seat == untouched)
             for c in state.hands[seat]
         )
+        table, canastas = table_points(melds, rules)
         results.append(
             TeamScore(
-                table=sum(values[c] for m in melds for c in m.cards),
-                canastas=sum(canasta_bonus(m, rules) for m in melds),
+                table=table,
+                canastas=canastas,
                 going_out=rules.going_out_bonus if state.went_out == team else 0,
                 hands=hands,
                 extra_pile=rules.extra_pile_penalty

@@ -35,7 +35,7 @@ from .engine import apply, new_game
 from .outcome import Termination
 from .rules import RuleSet
 from .scoring import score
-from .state import Phase
+from .state import TEAM, Phase
 from .views import view
 
 __all__ = [
@@ -329,7 +329,7 @@ def seat_bots(bots: Sequence[Spec], players: int) -> tuple[Spec, ...]:
     if len(bots) == players:
         return bots
     if len(bots) == 2:
-        return tuple(bots[seat % 2] for seat in range(players))
+        return tuple(bots[TEAM[seat]] for seat in range(players))
     raise ValueError(f"give 2 bots (one per team) or {players} (one per seat), not {len(bots)}")
 
 

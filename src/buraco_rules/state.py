@@ -18,7 +18,7 @@ from .rules import RuleSet
 if TYPE_CHECKING:
     from .actions import Action
 
-__all__ = ["TEAM", "GameState", "Phase"]
+__all__ = ["TEAM", "GameState", "Phase", "team_seats"]
 
 Recipe = tuple[int, tuple[Card, ...]]
 """What a meld-making legal action was built from (:mod:`buraco_rules.movegen`): the index of the
@@ -33,7 +33,13 @@ this, never by what the listed object holds by then."""
 
 TEAM: Final = (0, 1, 0, 1)
 """By seat: its team. Partners sit opposite, so seats 0 and 2 play for team 0, seats 1 and 3 for
-team 1 (R1); a table look-up, as cheap as the arithmetic it names."""
+team 1 (R1); a table look-up, as cheap as the arithmetic it names. The one definition of a seat's
+team: every other module reads this table (or :func:`team_seats`, derived from it)."""
+
+
+def team_seats(team: int, players: int) -> tuple[int, ...]:
+    """The seats of ``team`` at a table of ``players``, in order (R1; by :data:`TEAM`)."""
+    return tuple(seat for seat in range(players) if TEAM[seat] == team)
 
 
 class Phase(enum.Enum):

@@ -9,7 +9,6 @@ from typing import Any, Final
 
 from .actions import AddToMeld, NewMeld
 from .cards import Card
-from .errors import InvalidState
 from .going_out import (
     banned_after,
     hand_after_take,
@@ -18,6 +17,7 @@ from .going_out import (
     stock_exhausted,
 )
 from .melds import Meld
+from .recipes import corrupt_hand, melds_with
 from .state import TEAM, GameState, Phase
 
 __all__ = ["discard", "draw", "meld", "melds_with", "open_take", "take_with_meld"]
@@ -89,15 +89,6 @@ def meld(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> GameSta
         idle_turns=0,  # R24: cards laid on the table are progress
     )
     return after if remaining else _emptied_by_meld(after)
-
-
-def melds_with(
-    melds: tuple[Meld, ...], action: NewMeld | AddToMeld, result: Meld
-) -> tuple[Meld, ...]:
-    """The team's ``melds`` once ``action`` has made ``result`` (appended, or in place)."""
-    if isinstance(action, AddToMeld):
-        return melds[: action.meld] + (result,) + melds[action.meld + 1 :]
-    return (*melds, result)
 
 
 def _emptied_by_meld(state: GameState) -> GameState:
@@ -187,15 +178,6 @@ def discard(state: GameState, card: Card) -> GameState:
         extra_pile_taken=extra_pile_taken,
         untouched_extra_pile=untouched,
         taken_single_card=None,
-    )
-
-
-def corrupt_hand(state: GameState) -> InvalidState:
-    """The error for a hand that lacks the cards of a listed action: only a state not made by the
-    engine (an unsorted hand, say) shows it, and it must not be turned into a wrong state."""
-    return InvalidState(
-        f"seat {state.current_player}'s hand is corrupt (not sorted, or not the cards it should "
-        "be); check the state with validate()"
     )
 
 

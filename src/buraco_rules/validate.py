@@ -22,17 +22,17 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Final
 
-from .cards import DECK, Card, Rank, Suit, all_cards
+from .cards import Card, Rank, Suit, all_cards
+from .decks import DECK_COUNTS
 from .errors import InvalidState
 from .going_out import has_required_canasta, may_discard_last, stock_exhausted
 from .melds import Meld, MeldKind, classify
 from .quoting import describe, kind_of
 from .rules import RuleSet
-from .state import GameState, Phase
+from .state import TEAM, GameState, Phase
 
 __all__ = ["validate"]
 
-_DECK_COUNTS: Final = Counter(DECK)
 _CARD_IDS: Final = len(all_cards())
 
 
@@ -184,11 +184,11 @@ def _card_problems(state: GameState) -> Iterator[str]:
             counts.update(meld.cards)
     for pile in extra:
         counts.update(pile or ())
-    if counts != _DECK_COUNTS:
+    if counts != DECK_COUNTS:
         wrong = [
             f"{counts.get(c, 0)} × {c.pretty}"
-            for c in sorted(set(counts) | set(_DECK_COUNTS))
-            if counts.get(c, 0) != _DECK_COUNTS[c]
+            for c in sorted(set(counts) | set(DECK_COUNTS))
+            if counts.get(c, 0) != DECK_COUNTS.get(c, 0)
         ]
         total = sum(counts.values())
         more = " …" if len(wrong) > 6 else ""
@@ -231,7 +231,7 @@ def _pile_problems(state: GameState) -> Iterator[str]:
     for team, seat in enumerate(untouched):
         if seat is None:
             continue
-        if not _is_index(seat, state.players) or seat % 2 != team:
+        if not _is_index(seat, state.players) or TEAM[seat] != team:
             yield (
                 f"untouched_extra_pile of team {team} must be a seat of that team, "
                 f"not {describe(seat)}"
@@ -273,7 +273,7 @@ def _phase_problems(state: GameState) -> Iterator[str]:
         if phase is Phase.DRAW and stock_exhausted(state.rules, state.stock):
             yield "the seat to act must draw, but the stock has no card to draw (R15, R21)"
         hand = state.hands[seat]
-        team = seat % 2
+        team = TEAM[seat]
         if (
             phase is Phase.PLAY
             and len(hand) == 1
@@ -292,13 +292,13 @@ def _phase_problems(state: GameState) -> Iterator[str]:
         elif state.rules.extra_pile_becomes_stock and any(p is not None for p in state.extra_piles):
             yield "the stock ran out, but an untaken extra pile should have become the stock (R15)"
         return
-    if went_out != seat % 2:
-        yield f"team {went_out} went out, but seat {seat} (team {seat % 2}) acted last (R13)"
+    if went_out != TEAM[seat]:
+        yield f"team {went_out} went out, but seat {seat} (team {TEAM[seat]}) acted last (R13)"
     elif state.hands[seat]:
         yield f"team {went_out} went out, but seat {seat} still holds cards (R13)"
     elif state.extra_piles[went_out] is not None:
         yield f"team {went_out} went out without taking its extra pile (R12, R13)"
-    elif not has_required_canasta(state, state.melds[went_out]):
+    elif not has_required_canasta(state.rules, state.melds[went_out]):
         yield f"team {went_out} went out without the canasta it needs (R13)"
 
 

@@ -14,6 +14,9 @@ discard pile is closed (R10), not the cards below its top. Send views, never sta
 
 from __future__ import annotations
 
+import operator
+from typing import Final
+
 import attrs
 
 from .cards import Card
@@ -21,8 +24,8 @@ from .melds import Meld
 from .outcome import Outcome, outcome_of
 from .quoting import describe, kind_of
 from .rules import RuleSet
-from .scoring import canasta_bonus
-from .state import GameState, Phase
+from .scoring import table_points
+from .state import TEAM, GameState, Phase
 
 __all__ = ["PlayerView", "view"]
 
@@ -113,12 +116,12 @@ class PlayerView:
     @property
     def team(self) -> int:
         """The team of this view's seat (R1)."""
-        return self.seat % 2
+        return TEAM[self.seat]
 
     @property
     def current_team(self) -> int:
         """The team of the seat to act (R1)."""
-        return self.current_player % 2
+        return TEAM[self.current_player]
 
     @property
     def top_of_discard_pile(self) -> Card | None:
@@ -139,17 +142,25 @@ class PlayerView:
         """By team, the points on the table so far: the values of its melded cards (R17) plus
         its canasta bonuses (R18). Cards in hands, the going-out bonus and the extra-pile penalty
         are left out (the first are hidden, the others are settled when the hand ends)."""
-        values = self.rules.value_by_id
-        return (
-            sum(values[c] for m in self.melds[0] for c in m.cards)
-            + sum(canasta_bonus(m, self.rules) for m in self.melds[0]),
-            sum(values[c] for m in self.melds[1] for c in m.cards)
-            + sum(canasta_bonus(m, self.rules) for m in self.melds[1]),
-        )
+        first, second = (sum(table_points(melds, self.rules)) for melds in self.melds)
+        return first, second
 
 
 def _rebuild(fields: dict[str, object]) -> PlayerView:
     return PlayerView(**fields)  # type: ignore[arg-type]
+
+
+HIDDEN_FIELDS: Final = ("hands", "stock", "discard_pile", "extra_piles")
+"""The fields of :class:`GameState` that a view shows in part, each by its own code here (and
+back in :func:`buraco_rules.determinize.canonical_state`): its own hand and every hand's size, the
+stock's size, the visible discards, the extra piles' sizes."""
+PUBLIC_FIELDS: Final = tuple(
+    f.name for f in attrs.fields(GameState) if f.init and f.name not in HIDDEN_FIELDS
+)
+"""Every other field of :class:`GameState`, derived from the class: shown whole, under the same
+name in :class:`PlayerView` (a test holds the view to have each). A new public field of the state
+is then a field of the state and of the view, and nothing else."""
+_public: Final = operator.attrgetter(*PUBLIC_FIELDS)
 
 
 def view(state: GameState, seat: object) -> PlayerView:
@@ -162,26 +173,17 @@ def view(state: GameState, seat: object) -> PlayerView:
     visible = pile[-1:] if state.rules.closed_discard_pile else pile
     extra = state.extra_piles
     seen = PlayerView(
-        rules=state.rules,
-        players=state.players,
         seat=seat,
-        current_player=state.current_player,
-        phase=state.phase,
         hand=state.hands[seat],
         hand_sizes=tuple(map(len, state.hands)),
         stock_size=len(state.stock),
         discard_pile=visible,
         discard_pile_size=len(pile),
-        melds=state.melds,
         extra_pile_sizes=(
             None if extra[0] is None else len(extra[0]),
             None if extra[1] is None else len(extra[1]),
         ),
-        extra_pile_taken=state.extra_pile_taken,
-        untouched_extra_pile=state.untouched_extra_pile,
-        taken_single_card=state.taken_single_card,
-        went_out=state.went_out,
-        idle_turns=state.idle_turns,
+        **dict(zip(PUBLIC_FIELDS, _public(state), strict=True)),
     )
     object.__setattr__(seen, "_of_a_state", True)
     return seen

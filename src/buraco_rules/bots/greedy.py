@@ -6,8 +6,8 @@ import random
 
 import attrs
 
-from .. import legal_actions
 from ..actions import Action
+from ..engine import legal_actions
 from ..views import PlayerView
 from .heuristics import Assessment, rank_actions
 

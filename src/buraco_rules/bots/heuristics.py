@@ -17,9 +17,12 @@ from typing import Final
 
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import Card, all_cards
+from ..going_out import has_required_canasta
 from ..melds import IS_WILD, Meld, classify_kept
+from ..positions import ACE_HIGH, ACE_LOW, TWO_PLACE, card_at, places_of
 from ..rules import CANASTA_SIZE, RuleSet
 from ..scoring import canasta_bonus
+from ..state import team_seats
 from ..views import PlayerView
 
 __all__ = ["Assessment", "rank_actions"]
@@ -29,20 +32,18 @@ _CARDS: Final = all_cards()
 
 
 def _neighbours(card: int) -> tuple[tuple[int, float], ...]:
-    """The natural cards of the same suit one and two places away in a run (the ace both below
-    the 3 and above the king, R6), with how much holding each makes ``card`` worth keeping."""
+    """The natural cards of the same suit one and two places away in a run (by the run geometry:
+    the ace both below the 3 and above the king, R6), with how much holding each makes ``card``
+    worth keeping. 2s are left out: they are held as wildcards."""
     if card == _JOKER:
         return ()
-    base, rank = card - card % 13, card % 13 + 1  # rank 1 = ace ... 13 = king
+    suit = card // 13
     found = []
     for step, weight in ((1, 6.0), (2, 3.0)):
-        for other in (rank - step, rank + step):
-            if other == 14:
-                other = 1
-            if 1 <= other <= 13 and other != 2:  # 2s are held as wildcards
-                found.append((base + other - 1, weight))
-    if rank == 1:  # the low ace's neighbours 2 and 3 are above; the high ace's are K and Q
-        found += [(base + 12, 6.0), (base + 11, 3.0)]
+        for place in places_of(card % 13):
+            for other in (place - step, place + step):
+                if ACE_LOW <= other <= ACE_HIGH and other != TWO_PLACE:
+                    found.append((card_at(suit, other), weight))
     return tuple(found)
 
 
@@ -85,16 +86,14 @@ class Assessment:
         self.view = view
         self.rules = rules
         self.values = rules.value_by_id
-        self.team = view.seat % 2
+        self.team = view.team
         self.mine = view.melds[self.team]
         self.theirs = view.melds[1 - self.team]
         self.hand = view.hand
         self.counts = Counter(view.hand)
         need_clean = rules.going_out_needs_clean_canasta
         self.need_clean = need_clean
-        self.has_going_out_canasta = any(
-            m.is_canasta and (m.is_clean or not need_clean) for m in self.mine
-        )
+        self.has_going_out_canasta = has_required_canasta(rules, self.mine)
         # The longest clean meld is the team's way to a clean canasta: keep it clean (R13).
         self.clean_hope = max(
             (i for i, m in enumerate(self.mine) if m.is_clean),
@@ -103,11 +102,11 @@ class Assessment:
         )
         self.extra_pile_waiting = view.extra_pile_sizes[self.team] is not None
         opponents = 1 - self.team
-        self.opponents_may_go_out = view.extra_pile_sizes[opponents] is None and any(
-            m.is_canasta and (m.is_clean or not need_clean) for m in self.theirs
+        self.opponents_may_go_out = view.extra_pile_sizes[opponents] is None and (
+            has_required_canasta(rules, self.theirs)
         )
         self.fewest_opponent_cards = min(
-            view.hand_sizes[s] for s in range(view.players) if s % 2 == opponents
+            view.hand_sizes[s] for s in team_seats(opponents, view.players)
         )
         self._ahead: bool | None = None
         self._discard_costs: dict[Card, float] = {}
@@ -123,12 +122,13 @@ class Assessment:
 
     def _lead_if_out(self) -> int:
         view, rules = self.view, self.rules
+        points = view.public_points
         totals = []
         for team in (0, 1):
-            melds = view.melds[team]
-            total = sum(self.values[c] for m in melds for c in m.cards)
-            total += sum(canasta_bonus(m, rules) for m in melds)
-            others = sum(view.hand_sizes[s] for s in range(team, view.players, 2) if s != view.seat)
+            total = points[team]
+            others = sum(
+                view.hand_sizes[s] for s in team_seats(team, view.players) if s != view.seat
+            )
             total -= HAND_CARD * others
             if not view.extra_pile_taken[team]:
                 total -= rules.extra_pile_penalty

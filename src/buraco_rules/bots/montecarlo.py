@@ -8,10 +8,12 @@ from typing import Any
 
 import attrs
 
-from .. import apply, determinize, legal_actions, score, view
 from ..actions import Action
+from ..determinize import determinize
+from ..engine import apply, legal_actions
+from ..scoring import score
 from ..state import GameState
-from ..views import PlayerView
+from ..views import PlayerView, view
 from .heuristics import Assessment, rank_actions
 
 __all__ = ["MonteCarloBot"]
@@ -71,7 +73,7 @@ class MonteCarloBot:
         candidates = [actions[i] for _, i in ranked[: self.candidates]]
         if len(candidates) == 1:
             return candidates[0]
-        team = view.seat % 2
+        team = view.team
         totals = [0.0] * len(candidates)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0

@@ -51,6 +51,7 @@ from typing import Final
 
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import DECK, all_cards
+from ..decks import DECK_COUNTS
 from ..determinize import canonical_state
 from ..engine import legal_actions
 from ..quoting import describe
@@ -113,7 +114,7 @@ MAX_SEQUENCE_LENGTH: Final = 3 + len(DECK)
 :func:`tokens_to_action` refuses longer ones before reading them."""
 
 _CARDS: Final = all_cards()
-_COPIES: Final = Counter(DECK)
+_COPIES: Final = DECK_COUNTS
 _STARTS: Final = frozenset((TAKE_MELD, TAKE_ADD, MELD, ADD))
 _WITH_SLOT: Final = frozenset((TAKE_ADD, ADD))
 _DRAW_TOKENS: Final = (DRAW,)

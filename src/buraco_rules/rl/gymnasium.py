@@ -32,7 +32,7 @@ from gymnasium import spaces
 
 from ..bots import Bot, bot_from_name
 from ..engine import new_game
-from ..state import GameState
+from ..state import TEAM, GameState
 from ..views import view
 from ._position import IllegalToken, Position, utility_bound
 from .encoding import NUM_TOKENS
@@ -128,7 +128,7 @@ class BuracoEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
 
     def _reward(self, position: Position) -> float:
         diff = position.team_difference() * self.reward_scale
-        return diff if self.seat % 2 == 0 else -diff
+        return diff if TEAM[self.seat] == 0 else -diff
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -31,8 +31,8 @@ import numpy.typing as npt
 from ..cards import DECK
 from ..melds import Meld, MeldKind
 from ..rules import DECK_SIZE, RuleSet
-from ..scoring import canasta_bonus
-from ..state import Phase
+from ..scoring import table_points
+from ..state import TEAM, Phase
 from ..views import PlayerView
 from .encoding import NUM_SLOTS, NUM_TOKENS, _as_tokens
 
@@ -179,7 +179,7 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     players = view.players
     me = view.seat
-    my_team = me % 2
+    my_team = TEAM[me]
     rules = view.rules
 
     # The parts that are tuples shared from state to state (a hand, the pile, a team's melds)
@@ -200,7 +200,7 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     out[_S["discard_pile_size"]] = view.discard_pile_size / DECK_SIZE
     became_stock = view.extra_pile_became_stock
     for relative in (0, 1):
-        team = (my_team + relative) % 2
+        team = my_team ^ relative  # relative 0 is the observer's team, 1 the other
         extra = view.extra_pile_sizes[team]
         base = _S["extra_piles"] + 4 * relative
         out[base] = extra is not None
@@ -214,7 +214,7 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     if view.taken_single_card is not None:
         out[_S["taken_single_card"] + view.taken_single_card] = 1.0
     if view.went_out is not None:
-        out[_S["went_out"] + (view.went_out - my_team) % 2] = 1.0
+        out[_S["went_out"] + (view.went_out ^ my_team)] = 1.0
     p = _points(mine, rules)
     out[_S["public_points"]] = p / (p + POINTS_SCALE)
     p = _points(theirs, rules)
@@ -280,10 +280,7 @@ def _points(melds: tuple[Meld, ...], rules: RuleSet) -> int:
     entry = _points_seen.get(id(melds))
     if entry is not None and entry[0] is melds and entry[1] is rules:
         return entry[2]
-    values = rules.value_by_id
-    points = sum(values[c] for m in melds for c in m.cards) + sum(
-        canasta_bonus(m, rules) for m in melds
-    )
+    points = sum(table_points(melds, rules))
     if len(_points_seen) >= _POINTS_CACHE_SIZE:
         _points_seen.clear()
     _points_seen[id(melds)] = (melds, rules, points)

@@ -40,7 +40,7 @@ from ..cards import DECK, all_cards
 from ..determinize import determinize
 from ..engine import new_game
 from ..rules import DECK_SIZE, RuleSet
-from ..state import GameState
+from ..state import TEAM, GameState
 from ..views import PlayerView, view
 from ._position import IllegalToken, Position, max_tokens_per_turn, token_name, utility_bound
 from .encoding import NUM_TOKENS, is_complete, legal_tokens
@@ -281,7 +281,7 @@ class BuracoState(pyspiel.State):  # type: ignore[misc]
         if position is None or not position.over:
             return [0.0] * config.players
         diff = position.team_difference() * config.reward_scale
-        return [diff if seat % 2 == 0 else -diff for seat in range(config.players)]
+        return [diff if TEAM[seat] == 0 else -diff for seat in range(config.players)]
 
     def rewards(self) -> list[float]:
         """Rewards come at the end only: the returns there, zeros before."""

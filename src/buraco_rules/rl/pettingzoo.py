@@ -37,7 +37,7 @@ from .. import variants
 from ..engine import new_game
 from ..rendering import render
 from ..rules import RuleSet
-from ..state import GameState
+from ..state import TEAM, GameState
 from ..views import view
 from ._position import Position, token_name, utility_bound
 from .encoding import NUM_TOKENS
@@ -208,7 +208,7 @@ class BuracoAECEnv(AECEnv):  # type: ignore[misc]
         if position.over:
             diff = position.team_difference() * self.reward_scale
             for a in self.agents:
-                self.rewards[a] = diff if self._seat[a] % 2 == 0 else -diff
+                self.rewards[a] = diff if TEAM[self._seat[a]] == 0 else -diff
             done = dict.fromkeys(self.agents, True)
             if position.truncated:
                 self.truncations = done

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from ..actions import Action
-from ..cards import DECK, Card
+from ..cards import Card
+from ..decks import DECK_COUNTS
 from ..determinize import determinize
 from ..engine import apply, is_legal, legal_actions, new_game
 from ..errors import IllegalAction
@@ -29,7 +30,6 @@ from .strategies import Refusal, illegal_actions_of, legal_actions_of, rule_sets
 
 __all__ = ["BuracoStateMachine"]
 
-_DECK_COUNTS: Final = Counter(DECK)
 _APPLIED_PER_STEP: Final = 6
 """About how many listed actions ``listed_actions_are_legal`` applies in each state (checking
 them all would make long runs, and their shrinking, slow)."""
@@ -173,7 +173,7 @@ class BuracoStateMachine(RuleBasedStateMachine):
     @invariant()
     def all_108_cards_are_there(self) -> None:
         """The cards of hands, stock, pile, melds and extra piles are the 108-card deck (R2)."""
-        if self.state is not None and _all_cards(self.state) != _DECK_COUNTS:
+        if self.state is not None and _all_cards(self.state) != DECK_COUNTS:
             raise AssertionError("the 108 cards are not all there")
 
     @invariant()

@@ -32,6 +32,7 @@ from ..engine import apply, legal_actions, new_game
 from ..errors import ErrorCode, InvalidRules
 from ..match import Match, new_match
 from ..melds import Meld, MeldKind
+from ..positions import ACE_HIGH, ACE_LOW, MIN_RUN, card_at, wildcard_floats
 from ..rules import MAX_STALEMATE_TURNS, MIN_STALEMATE_TURNS, RuleSet
 from ..state import GameState, Phase
 from ..views import PlayerView, view
@@ -126,15 +127,22 @@ def hands(*, min_size: int = 0, max_size: int = 22) -> st.SearchStrategy[tuple[C
 
 def _card_at(suit: int, position: int) -> Card:
     """The card of ``suit`` that fills run position 1-14 (1 and 14 are the ace)."""
-    return _CARDS[suit * 13 + (position - 1) % 13]
+    return _CARDS[card_at(suit, position)]
 
 
 @st.composite
 def _runs(draw: st.DrawFn, rules: RuleSet) -> tuple[Card, ...]:
     suit = draw(st.integers(min_value=0, max_value=3), label="suit")
-    low = draw(st.integers(min_value=1, max_value=12), label="first position")
-    high_limit = 14 if rules.max_natural_aces_in_run == 2 or low > 1 else 13
-    high = draw(st.integers(min_value=low + 2, max_value=high_limit), label="last position")
+    # By the run geometry (positions): from ace to ace, three cards at least, two aces only
+    # where the rules allow them (R5, R6).
+    low = draw(
+        st.integers(min_value=ACE_LOW, max_value=ACE_HIGH - MIN_RUN + 1), label="first position"
+    )
+    two_aces = rules.max_natural_aces_in_run == 2 or low > ACE_LOW
+    high_limit = ACE_HIGH if two_aces and not rules.ace_low_only else ACE_HIGH - 1
+    high = draw(
+        st.integers(min_value=low + MIN_RUN - 1, max_value=high_limit), label="last position"
+    )
     naturals = [_card_at(suit, p) for p in range(low, high + 1)]
     wildcard = draw(st.sampled_from([None, *_WILDCARDS]), label="wildcard")
     if wildcard is None:
@@ -142,7 +150,7 @@ def _runs(draw: st.DrawFn, rules: RuleSet) -> tuple[Card, ...]:
     where = draw(st.integers(min_value=0, max_value=len(naturals) - 1), label="wildcard place")
     if len(naturals) > 3 and 0 < where < len(naturals) - 1:
         naturals[where] = wildcard  # stands in a gap
-    elif len(naturals) < 14:
+    elif wildcard_floats(len(naturals)):
         naturals.append(wildcard)  # floats at an end (R8)
     return tuple(sorted(naturals))
 
@@ -285,6 +293,7 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
     }
     if preset.sets_allowed:
         changes["max_set_size"] = draw(st.integers(min_value=7, max_value=9), label="R5 set size")
+    changes["ace_low_only"] = draw(st.booleans(), label="house rule: the ace low only")
     try:
         return attrs.evolve(preset, **changes)
     except InvalidRules:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from .. import rules as _rules
 from ..rules import RuleSet
 from .buraco_fechado import BURACO_FECHADO
 from .canasta_stbl import CANASTA_STBL
@@ -20,6 +21,7 @@ __all__ = ["BURACO_FECHADO", "CANASTA_STBL", "ITALIAN", "ITALIAN_FIBUR", "NAMES"
 _BY_NAME = MappingProxyType(
     {r.name: r for r in (BURACO_FECHADO, CANASTA_STBL, ITALIAN, ITALIAN_FIBUR)}
 )
+_rules._PRESETS.update(_BY_NAME)  # what RuleSet.is_preset compares with
 NAMES = tuple(_BY_NAME)
 """The names ``get`` accepts."""
 

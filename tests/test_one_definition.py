@@ -1,0 +1,228 @@
+"""Each meaning has one definition: read from the source with ``ast``, so that a second copy of
+the deck's multiset, of a seat's team, of the going-out canasta or of the table's points (or of a
+check the codec shares with the core) fails here rather than drifting apart from the first."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "buraco_rules"
+
+
+def trees() -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(SRC.rglob("*.py")):
+        yield str(path.relative_to(SRC)), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def where(test: object) -> list[str]:
+    """The modules holding a node for which ``test(node)`` holds."""
+    return sorted(
+        {name for name, tree in trees() for node in ast.walk(tree) if test(node)}  # type: ignore[operator]
+    )
+
+
+def calls(node: ast.AST, name: str) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (isinstance(func, ast.Name) and func.id == name) or (
+        isinstance(func, ast.Attribute) and func.attr == name
+    )
+
+
+def function(module: str, name: str) -> ast.FunctionDef:
+    tree = ast.parse((SRC / module).read_text(encoding="utf-8"))
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def test_the_decks_multiset_is_counted_once() -> None:
+    def counts_the_deck(node: ast.AST) -> bool:
+        return calls(node, "Counter") and any(
+            isinstance(a, ast.Name) and a.id == "DECK"
+            for a in node.args  # type: ignore[attr-defined]
+        )
+
+    def names_deck_counts(node: ast.AST) -> bool:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        return any(isinstance(t, ast.Name) and "DECK_COUNTS" in t.id for t in targets)
+
+    assert where(counts_the_deck) == ["decks.py"]
+    assert where(names_deck_counts) == ["decks.py"]
+
+
+def test_a_seats_team_is_the_TEAM_table() -> None:
+    """No ``seat % 2``, nor ``range(team, players, 2)``: the team of a seat is ``state.TEAM``
+    (or ``team_seats``, ``PlayerView.team``)."""
+
+    def halves(node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mod)
+            and isinstance(node.right, ast.Constant)
+            and node.right.value == 2
+        )
+
+    def steps_by_two(node: ast.AST) -> bool:
+        return (
+            calls(node, "range")
+            and len(node.args) == 3  # type: ignore[attr-defined]
+            and isinstance(node.args[2], ast.Constant)  # type: ignore[attr-defined]
+            and node.args[2].value == 2  # type: ignore[attr-defined]
+        )
+
+    assert where(halves) == []
+    assert where(steps_by_two) == []
+
+
+def test_the_going_out_canasta_and_the_table_points_are_asked_not_rederived() -> None:
+    def reads_the_clean_rule(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == "going_out_needs_clean_canasta"
+
+    def sums_bonuses(node: ast.AST) -> bool:
+        return calls(node, "sum") and any(
+            calls(n, "canasta_bonus")
+            for n in ast.walk(node)  # type: ignore[arg-type]
+        )
+
+    # checks.py names the canasta in its message; the bots weigh keeping a meld clean; the kit's
+    # machine recomputes the scores as an oracle, independently.
+    assert where(reads_the_clean_rule) == ["bots/heuristics.py", "checks.py", "going_out.py"]
+    assert where(sums_bonuses) == ["scoring.py", "testing/machine.py"]
+    heuristics = (SRC / "bots" / "heuristics.py").read_text(encoding="utf-8")
+    assert "has_required_canasta(" in heuristics and "public_points" in heuristics
+
+
+def test_the_codec_checks_a_view_and_a_match_by_the_cores_checks() -> None:
+    """A decoded view is checked by ``canonical_state`` alone (which validates the state it deals
+    and compares its view), not again; a match's cheap checks are the class's own."""
+    view_check = function("formats/codec.py", "_check_view")
+    called = {
+        n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", "")
+        for n in ast.walk(view_check)
+        if isinstance(n, ast.Call)
+    }
+    assert "canonical_state" in called
+    assert called.isdisjoint({"validate", "view", "_check_state"})
+    match_check = ast.unparse(function("formats/codec.py", "_check_match"))
+    assert "len(match.scores)" not in match_check and "check_deck" in match_check
+    assert "len(self.scores) != len(self.finished_hands)" in ast.unparse(
+        function("match.py", "__attrs_post_init__")
+    )
+
+
+def test_the_codec_declares_no_field_list_of_its_own() -> None:
+    codec = (SRC / "formats" / "codec.py").read_text(encoding="utf-8")
+    assert "_declared_types" not in codec
+
+
+# --- a state field is declared once: every list of GameState's fields is the class's --------------
+
+
+def state_fields() -> list[str]:
+    import attrs
+
+    from buraco_rules.state import GameState
+
+    return [f.name for f in attrs.fields(GameState) if f.init]
+
+
+def test_every_field_of_the_state_is_public_in_the_view_or_hidden_by_name() -> None:
+    import attrs
+
+    from buraco_rules.state import GameState
+    from buraco_rules.views import HIDDEN_FIELDS, PUBLIC_FIELDS, PlayerView
+
+    assert set(HIDDEN_FIELDS) <= set(state_fields())
+    assert sorted((*PUBLIC_FIELDS, *HIDDEN_FIELDS)) == sorted(state_fields())
+    state_types = attrs.fields_dict(GameState)
+    view_types = attrs.fields_dict(PlayerView)
+    for name in PUBLIC_FIELDS:
+        assert name in view_types, name  # view() and canonical_state() copy it by this name
+        assert view_types[name].type == state_types[name].type, name
+
+
+def test_each_state_built_field_by_field_names_every_field() -> None:
+    """A ``GameState(...)`` call that spells its fields out (``replace``, ``new_game``) names each
+    one, defaults included: a new field cannot be silently left at its default."""
+    spelled = []
+    for name, tree in trees():
+        for node in ast.walk(tree):
+            if calls(node, "GameState") and node.keywords:  # type: ignore[attr-defined]
+                keywords = [k.arg for k in node.keywords]  # type: ignore[attr-defined]
+                if None in keywords:  # ** of a field list derived from the class
+                    continue
+                spelled.append(name)
+                assert sorted(keywords) == sorted(state_fields()), name
+    assert sorted(spelled) == ["reducer.py", "transitions.py"]
+
+
+def test_replace_takes_every_field_but_the_hands_constants() -> None:
+    # Read from the source: the compiled build's function has no signature to inspect.
+    replace = function("transitions.py", "replace").args
+    parameters = [a.arg for a in (*replace.posonlyargs, *replace.args, *replace.kwonlyargs)]
+    assert parameters == ["state", *(n for n in state_fields() if n not in ("rules", "players"))]
+
+
+def test_validate_checks_the_type_of_every_field() -> None:
+    checks = function("validate.py", "_type_problems")
+    read = {n.attr for n in ast.walk(checks) if isinstance(n, ast.Attribute)}
+    named = {n.value for n in ast.walk(checks) if isinstance(n, ast.Constant)}
+    assert [n for n in state_fields() if n not in read | named] == []
+
+
+# --- one run geometry ----------------------------------------------------------------------------
+
+
+def test_the_run_geometry_is_read_from_one_module() -> None:
+    """Where an ace stands, when a wildcard floats and how short a run may be are
+    ``positions``' (the classifier, the search, the bots and the testing kit read them): none of
+    them compares with a position of its own, such as ``span < 14``."""
+    from buraco_rules import positions, rules
+
+    assert positions.MIN_RUN == rules.MIN_MELD_SIZE
+    assert positions.FULL_SPAN == positions.ACE_HIGH - positions.ACE_LOW + 1
+
+    def compares_with_a_position(node: ast.AST) -> bool:
+        return isinstance(node, ast.Compare) and any(
+            isinstance(c, ast.Constant) and c.value in (13, 14)
+            for c in (node.left, *node.comparators)
+        )
+
+    users = ["melds.py", "meldsearch.py", "bots/heuristics.py", "testing/strategies.py"]
+    assert [m for m in where(compares_with_a_position) if m in users] == []
+    melds = (SRC / "melds.py").read_text(encoding="utf-8")
+    assert "ace_layouts(" in melds and "lays_out(" in melds
+    assert "wildcard_floats(" in (SRC / "meldsearch.py").read_text(encoding="utf-8")
+
+
+def test_the_geometry_says_what_the_classifier_accepts() -> None:
+    """``lays_out`` on every layout of natural positions and 0 or 1 wildcard against
+    ``classify`` of the cards of one suit (no 2s: a 2 may be natural or wild)."""
+    from itertools import combinations
+
+    from buraco_rules import variants
+    from buraco_rules.cards import JOKER, all_cards
+    from buraco_rules.melds import classify
+    from buraco_rules.positions import card_at, lays_out
+
+    cards = all_cards()
+    places = [p for p in range(1, 15) if p != 2]
+    for size in range(1, 6):
+        for chosen in combinations(places, size):
+            if 1 in chosen and 14 in chosen and size < 2:
+                continue
+            naturals = sum(1 << p for p in chosen)
+            natural_cards = tuple(sorted(cards[card_at(0, p)] for p in chosen))
+            for wilds in (0, 1):
+                hand = tuple(sorted(natural_cards + (JOKER,) * wilds))
+                meld = classify(hand, variants.ITALIAN)
+                laid = meld is not None and meld.naturals == naturals
+                assert lays_out(naturals, wilds) == laid, (chosen, wilds)
