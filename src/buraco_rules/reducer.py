@@ -177,20 +177,9 @@ def apply_state(state: GameState, action: object, player: object) -> GameState:
             return quick
         listing = _generated(state)
     actions, recipes = listing
-    index = -1
-    for i, candidate in enumerate(actions):  # usually the very object legal_actions gave
-        if candidate is action:
-            index = i
-            break
-    if index >= 0:
-        if not _still_listed(action, recipes[index]):  # forced to change since it was listed
-            _refuse(state, action, player, listed=True)
-    else:
-        if not _formed(action):
-            _refuse(state, action, player)
-        index = _equal_index(actions, recipes, action)  # or an equal one
-        if index < 0:
-            _refuse(state, action, player)
+    index = _listed_index(actions, recipes, action)  # the one lookup is_legal makes too
+    if index < 0:  # not listed, or a listed object forced to change since it was listed
+        _refuse(state, action, player, listed=index == _CHANGED)
     after = _build(state, action, recipes[index])  # type: ignore[arg-type]
     if after is None:
         _refuse(state, action, player, listed=True)
