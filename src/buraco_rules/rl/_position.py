@@ -114,3 +114,27 @@ class Position:
         """Team 0's total less team 1's, the hand scored as it stands."""
         totals = score(self.engine)
         return totals[0].total - totals[1].total
+
+
+class SteppedHand:
+    """What both environments expose of the hand they step: the :class:`Position`, its engine
+    state and the tokens being spelt (each after ``reset``)."""
+
+    _position: Position | None = None
+
+    @property
+    def position(self) -> Position:
+        """The hand as stepped: engine state, pending tokens, turns (after ``reset``)."""
+        if self._position is None:
+            raise RuntimeError("call reset() first")
+        return self._position
+
+    @property
+    def engine_state(self) -> GameState:
+        """The engine's state (after ``reset``)."""
+        return self.position.engine
+
+    @property
+    def pending_tokens(self) -> tuple[int, ...]:
+        """The tokens of the action the seat to act is spelling (the bots spell none)."""
+        return self.position.pending

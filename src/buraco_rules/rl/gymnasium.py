@@ -34,7 +34,7 @@ from ..bots import Bot, bot_from_name
 from ..engine import new_game
 from ..state import TEAM, GameState
 from ..views import view
-from ._position import IllegalToken, Position, utility_bound
+from ._position import IllegalToken, Position, SteppedHand, utility_bound
 from .encoding import NUM_TOKENS
 from .observation import OBSERVATION_SIZE, encode, with_prefix
 from .pettingzoo import _positive_int, _positive_number, _rules_and_players, render_table
@@ -45,7 +45,7 @@ ENV_ID: Final = "buraco_rules/Buraco-v0"
 """The id the environment is registered under: ``gymnasium.make("buraco_rules/Buraco-v0")``."""
 
 
-class BuracoEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
+class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     """One learning seat against (and, with four players, beside) bots; see the module.
 
     ``opponent`` is a bot (anything with ``choose(view, rng)``) or a bot's name (``"random"``,
@@ -81,27 +81,10 @@ class BuracoEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self.illegal_reward = -utility_bound(self.rules) * self.reward_scale
         """The reward of an illegal token: the game's lowest."""
         self._bots_rng = random.Random()
-        self._position: Position | None = None
+        self._position: Position | None = None  # read through SteppedHand.position
         self._ended = False
         self._seen: tuple[GameState, npt.NDArray[np.float32]] | None = None
         """The last engine state observed and its observation without a prefix."""
-
-    @property
-    def position(self) -> Position:
-        """The hand as stepped: engine state, pending tokens, turns (after ``reset``)."""
-        if self._position is None:
-            raise RuntimeError("call reset() first")
-        return self._position
-
-    @property
-    def engine_state(self) -> GameState:
-        """The engine's state (after ``reset``)."""
-        return self.position.engine
-
-    @property
-    def pending_tokens(self) -> tuple[int, ...]:
-        """The tokens of the action the learning seat is spelling."""
-        return self.position.pending
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal tokens of the learning seat, as booleans (all False once the hand is over)."""

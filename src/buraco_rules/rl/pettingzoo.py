@@ -39,7 +39,7 @@ from ..rendering import render
 from ..rules import RuleSet
 from ..state import TEAM, GameState
 from ..views import view
-from ._position import Position, token_name, utility_bound
+from ._position import Position, SteppedHand, token_name, utility_bound
 from .encoding import NUM_TOKENS
 from .observation import OBSERVATION_SIZE, _write_prefix, encode
 
@@ -86,7 +86,7 @@ def render_table(position: Position, seat: int) -> str:
     return f"seat {seat} sees — {head}\n" + render(view(state, seat), ascii_only=True)
 
 
-class BuracoAECEnv(AECEnv):  # type: ignore[misc]
+class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
     """The raw AEC environment (:func:`env` wraps it); see the module."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -128,7 +128,7 @@ class BuracoAECEnv(AECEnv):  # type: ignore[misc]
         }
         self.action_spaces = {agent: spaces.Discrete(NUM_TOKENS) for agent in self.possible_agents}
         self._rng = random.Random()
-        self._position: Position | None = None
+        self._position: Position | None = None  # read through SteppedHand.position
         self._seen: dict[int, tuple[GameState, npt.NDArray[np.float32]]] = {}
         """By seat, the last engine state it observed and its observation without a prefix:
         while a seat spells an action, only the prefix changes."""
@@ -143,23 +143,6 @@ class BuracoAECEnv(AECEnv):  # type: ignore[misc]
     def action_space(self, agent: str) -> spaces.Space[Any]:
         """``Discrete(96)``: a token."""
         return self.action_spaces[agent]
-
-    @property
-    def position(self) -> Position:
-        """The hand as stepped: engine state, pending tokens, turns (after ``reset``)."""
-        if self._position is None:
-            raise RuntimeError("call reset() first")
-        return self._position
-
-    @property
-    def engine_state(self) -> GameState:
-        """The engine's state (after ``reset``)."""
-        return self.position.engine
-
-    @property
-    def pending_tokens(self) -> tuple[int, ...]:
-        """The tokens of the action the agent to act is spelling."""
-        return self.position.pending
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new hand: from ``seed`` if given (the same seed, the same deal), otherwise
