@@ -226,3 +226,54 @@ def test_the_geometry_says_what_the_classifier_accepts() -> None:
                 meld = classify(hand, variants.ITALIAN)
                 laid = meld is not None and meld.naturals == naturals
                 assert lays_out(naturals, wilds) == laid, (chosen, wilds)
+
+
+# --- one quoting helper --------------------------------------------------------------------------
+
+QUOTERS = frozenset({"describe", "describe_json", "kind_of", "quote_text"})
+"""quoting.py's functions: every bounded quote in a message is one of them."""
+
+
+def test_a_refused_value_is_quoted_by_the_quoting_module_alone() -> None:
+    """No module but ``quoting.py`` defines a function that quotes a value (the codec's
+    ``_show``, ``actions._quote`` and ``formats.errors.quote`` were a copy and two wrappers), nor
+    wraps one of quoting's functions in a function of its own, nor cuts a ``repr`` itself."""
+
+    def defines_a_quoter(node: ast.AST) -> bool:
+        return isinstance(node, ast.FunctionDef) and node.name in {
+            "quote",
+            "_quote",
+            "_show",
+            *QUOTERS,
+        }
+
+    def wraps_a_quoter(node: ast.AST) -> bool:
+        if not isinstance(node, ast.FunctionDef):
+            return False
+        body = [
+            s
+            for s in node.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        ]
+        return (
+            len(body) == 1
+            and isinstance(body[0], ast.Return)
+            and body[0].value is not None
+            and any(calls(body[0].value, name) for name in QUOTERS)
+        )
+
+    def cuts_a_repr(node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Slice)
+            and calls(node.value, "repr")
+        )
+
+    assert where(defines_a_quoter) == ["quoting.py"]
+    assert [m for m in where(wraps_a_quoter) if m != "quoting.py"] == []
+    assert [m for m in where(cuts_a_repr) if m != "quoting.py"] == []
+
+    from buraco_rules import quoting
+    from buraco_rules.formats import errors
+
+    assert errors.quote is quoting.quote_text  # the old import path, not a second definition

@@ -29,7 +29,7 @@ import attrs
 
 from .cards import DECK, Card, is_card, parse_cards
 from .errors import MalformedAction
-from .quoting import describe
+from .quoting import QUOTE_CHARS, describe
 
 __all__ = [
     "MAX_ACTION_CARDS",
@@ -54,10 +54,6 @@ def _text(cards: object) -> str:
     return " ".join(map(str, cards)) if isinstance(cards, tuple) else str(cards)
 
 
-def _quote(value: object) -> str:
-    return describe(value, 60)
-
-
 def _card(value: object, where: str) -> Card:
     if is_card(value):
         return value
@@ -69,8 +65,9 @@ def _card(value: object, where: str) -> Card:
     hint = ""
     if type(value) is int and 0 <= value <= 52:
         hint = f" (a card id? use Card.from_id({value}))"
+    quoted = describe(value, QUOTE_CHARS)
     raise MalformedAction(
-        f"{where} needs a card (a Card or notation such as '5S'), not {_quote(value)}{hint}"
+        f"{where} needs a card (a Card or notation such as '5S'), not {quoted}{hint}"
     )
 
 
@@ -83,15 +80,17 @@ def _cards(value: object, where: str) -> tuple[Card, ...]:
     elif issubclass(type(value), Card) or not hasattr(type(value), "__iter__"):
         raise MalformedAction(
             f"{where} needs cards (notation such as '5S 6S 7S', or a list of cards), "
-            f"not {_quote(value)}"
+            f"not {describe(value, QUOTE_CHARS)}"
         )
     else:
         try:
             items = tuple(value)  # type: ignore[arg-type]
         except Exception:
-            raise MalformedAction(f"{where} needs cards, not {_quote(value)}") from None
+            quoted = describe(value, QUOTE_CHARS)
+            raise MalformedAction(f"{where} needs cards, not {quoted}") from None
     if not items:
-        raise MalformedAction(f"{where} needs at least one card, not {_quote(value)}")
+        quoted = describe(value, QUOTE_CHARS)
+        raise MalformedAction(f"{where} needs at least one card, not {quoted}")
     if len(items) > MAX_ACTION_CARDS:
         raise MalformedAction(
             f"{where} holds {len(items):,} cards, more than the deck's {MAX_ACTION_CARDS}"
@@ -110,8 +109,9 @@ def _add_cards(value: Any) -> tuple[Card, ...]:
 def _meld_index(value: Any) -> int:
     # True or 1.0 would equal meld index 1: only an int is an index.
     if type(value) is not int or not 0 <= value <= MAX_MELD_INDEX:
+        quoted = describe(value, QUOTE_CHARS)
         raise MalformedAction(
-            f"AddToMeld needs a meld index (an int from 0 to {MAX_MELD_INDEX}), not {_quote(value)}"
+            f"AddToMeld needs a meld index (an int from 0 to {MAX_MELD_INDEX}), not {quoted}"
         )
     return value
 
@@ -124,7 +124,7 @@ def _take_meld(value: Any) -> NewMeld | AddToMeld | None:
     if value is None or type(value) is NewMeld or type(value) is AddToMeld:
         return value
     raise MalformedAction(
-        f"TakeDiscardPile needs a NewMeld, an AddToMeld or None, not {_quote(value)}"
+        f"TakeDiscardPile needs a NewMeld, an AddToMeld or None, not {describe(value, QUOTE_CHARS)}"
     )
 
 

@@ -49,13 +49,13 @@ from ..errors import InvalidState
 from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
 from ..match import MAX_SEED, History, Match, winner_of
 from ..melds import Meld, classify
-from ..quoting import kind_of
+from ..quoting import describe_json, kind_of, quote_text
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState
 from ..validate import validate
 from ..views import PlayerView
-from .errors import DecodeError, NotationError, quote
+from .errors import DecodeError, NotationError
 from .notation import format_action, parse_action
 from .records import GameRecord, MatchRecord
 
@@ -113,27 +113,7 @@ class _Context:
 
 
 def _fail(what: str, value: object) -> DecodeError:
-    return DecodeError(f"expected {what}, not {_show(value)}")
-
-
-def _show(value: object) -> str:
-    """A bounded quote of a refused value, safe on any object: only the JSON types are quoted
-    (a huge int by its size, as its ``repr`` raises), anything else by its type's name."""
-    if value is None:
-        return "null"
-    if type(value) is str:
-        return quote(value)
-    if type(value) is bool or type(value) is float:
-        return repr(value)
-    if type(value) is int:
-        if value.bit_length() > 64:
-            return f"an integer of {value.bit_length():,} bits"
-        return repr(value)
-    if type(value) is dict:
-        return "an object"
-    if type(value) is list or type(value) is tuple:
-        return f"a list of {len(value)}"
-    return kind_of(value)
+    return DecodeError(f"expected {what}, not {describe_json(value)}")
 
 
 # --- scalars --------------------------------------------------------------------------------------
@@ -165,7 +145,9 @@ def _decode_str(value: Any, ctx: _Context) -> str:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate, such as JSON's "\ud800" gives
-            raise DecodeError(f"{quote(value)} is not Unicode text (a lone surrogate)") from None
+            raise DecodeError(
+                f"{quote_text(value)} is not Unicode text (a lone surrogate)"
+            ) from None
     return value
 
 
@@ -198,13 +180,13 @@ def _decode_cards(value: Any, ctx: _Context) -> tuple[Card, ...]:
     if not value:
         return ()
     if len(value) > 4 * _MAX_CARDS:
-        raise DecodeError(f"{quote(value)} holds more cards than the deck ({_MAX_CARDS})")
+        raise DecodeError(f"{quote_text(value)} holds more cards than the deck ({_MAX_CARDS})")
     try:
         return tuple(map(_CARD_BY_TEXT.__getitem__, value.split(" ")))
     except KeyError as error:
         raise DecodeError(
-            f"{quote(error.args[0])} in {quote(value)} is not a card (cards are written like "
-            "'10H' or 'JK', one space apart)"
+            f"{quote_text(error.args[0])} in {quote_text(value)} is not a card (cards are written "
+            "like '10H' or 'JK', one space apart)"
         ) from None
 
 
@@ -218,7 +200,7 @@ def _decode_meld(value: Any, ctx: _Context) -> Meld:
         raise DecodeError("a meld needs the rule set, which comes first")
     meld = classify(tuple(sorted(cards)), ctx.rules)
     if meld is None:
-        raise DecodeError(f"{quote(value)} is not a meld under {ctx.rules.title} (R5-R8)")
+        raise DecodeError(f"{quote_text(value)} is not a meld under {ctx.rules.title} (R5-R8)")
     return meld
 
 
@@ -259,7 +241,7 @@ def _decode_rules(value: Any, ctx: _Context) -> RuleSet:
     if type(value) is str:
         if value not in variants.NAMES:
             raise DecodeError(
-                f"unknown rule set {quote(value)}; the presets are {', '.join(variants.NAMES)}"
+                f"unknown rule set {quote_text(value)}; the presets are {', '.join(variants.NAMES)}"
             )
         rules = variants.get(value)
     else:
@@ -345,7 +327,7 @@ def _check_keys(value: dict[Any, Any]) -> None:
     # Before any lookup: a key of another type may compare or hash as its maker likes.
     for key in value:
         if type(key) is not str:
-            raise DecodeError(f"an object's keys are strings, not {_show(key)}")
+            raise DecodeError(f"an object's keys are strings, not {describe_json(key)}")
 
 
 _SCALARS: Final[dict[object, tuple[Encoder, Decoder]]] = {
@@ -428,7 +410,7 @@ def _object_codec(cls: type) -> tuple[Encoder, Decoder]:
         _check_keys(value)
         unknown = value.keys() - known
         if unknown:
-            raise DecodeError(f"{name} has no field {quote(min(unknown, key=str))}")
+            raise DecodeError(f"{name} has no field {quote_text(min(unknown, key=str))}")
         kwargs = {}
         for key, alias, _, dec, required in order:
             if key in value:
@@ -579,14 +561,14 @@ def from_data(data: object, *, expected: type[Any] | None = None) -> Any:
         raise TypeError(f"expected must be a class, not {type(expected).__name__}")
     value = _from_data(data)
     if expected is not None and not isinstance(value, expected):
-        kind = _kind_of(value)
+        kind = _document_kind(value)
         article = "an" if kind[0] in "aeiou" else "a"
         name = getattr(expected, "__name__", None) or str(expected)
         raise DecodeError(f"{article} {kind} document where a {name} was expected")
     return value
 
 
-def _kind_of(value: object) -> str:
+def _document_kind(value: object) -> str:
     if isinstance(value, _ACTION_TYPES):
         return "action"
     return "rules" if isinstance(value, RuleSet) else _TYPE_OF.get(type(value), "?")
@@ -602,10 +584,14 @@ def _from_data(data: object) -> Any:
     version = data.get("format")
     # The type first: only then is the comparison the int's own (not a hostile object's).
     if type(version) is not int or version != FORMAT:
-        raise DecodeError(f"format {_show(version)} is not supported; this library reads {FORMAT}")
+        raise DecodeError(
+            f"format {describe_json(version)} is not supported; this library reads {FORMAT}"
+        )
     kind = data.get("type")
     if type(kind) is not str:
-        raise DecodeError(f"a document's type is a string such as 'state', not {_show(kind)}")
+        raise DecodeError(
+            f"a document's type is a string such as 'state', not {describe_json(kind)}"
+        )
     ctx = _Context()
     if kind == "action" or kind == "rules":
         if data.keys() != {"format", "type", kind}:
@@ -619,7 +605,7 @@ def _from_data(data: object) -> Any:
     cls = _kinds().get(kind)
     if cls is None:
         raise DecodeError(
-            f"unknown document type {_show(kind)}; expected one of {', '.join(KINDS)}"
+            f"unknown document type {describe_json(kind)}; expected one of {', '.join(KINDS)}"
         )
     body = {key: value for key, value in data.items() if key not in _HEADER}
     return _object_codec(cls)[1](body, ctx)
@@ -657,7 +643,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(obj) != len(pairs):
         counts = Counter(key for key, _ in pairs)
         twice = min(key for key, n in counts.items() if n > 1)
-        raise DecodeError(f"the key {quote(twice)} appears twice in one object")
+        raise DecodeError(f"the key {quote_text(twice)} appears twice in one object")
     return obj
 
 
@@ -697,5 +683,5 @@ def from_json(text: str | bytes, *, expected: type[Any] | None = None) -> Any:
     except DecodeError:
         raise
     except (ValueError, RecursionError) as error:
-        raise DecodeError(f"not a JSON document ({error}): {quote(text)}") from None
+        raise DecodeError(f"not a JSON document ({error}): {quote_text(text)}") from None
     return from_data(data) if expected is None else from_data(data, expected=expected)

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Final
-
+from ..quoting import QUOTE_CHARS as QUOTE_CHARS  # where the formats' modules found it
 from ..quoting import quote_text
 
 __all__ = ["DecodeError", "InvalidRecord", "NotationError", "ReplayError", "quote"]
 
-QUOTE_CHARS: Final = 60
-"""At most this many characters of a refused input are quoted in an error message."""
-
-
-def quote(text: str) -> str:
-    """``repr`` of the first :data:`QUOTE_CHARS` characters of ``text`` (marking a cut with
-    ``…``), so that a message never carries an unbounded input."""
-    return quote_text(text, QUOTE_CHARS)
+quote = quote_text
+"""``repr`` of the first :data:`QUOTE_CHARS` characters of a text (marking a cut with ``…``), so
+that a message never carries an unbounded input: :func:`buraco_rules.quoting.quote_text`, under
+the name the formats' modules have always imported."""
 
 
 class NotationError(ValueError):

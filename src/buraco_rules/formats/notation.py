@@ -43,13 +43,14 @@ from ..actions import (
     TakeDiscardPile,
 )
 from ..cards import Card
-from ..checks import describe, well_formed
+from ..checks import well_formed
 from ..engine import why_illegal
 from ..errors import MalformedAction
 from ..match import Match
+from ..quoting import describe, quote_text
 from ..state import GameState
 from ..views import PlayerView
-from .errors import NotationError, quote
+from .errors import NotationError
 
 __all__ = ["MAX_NOTATION_CHARS", "format_action", "parse_action"]
 
@@ -131,17 +132,17 @@ def _parse(text: object) -> Action:
         text = str.__str__(text)
     if len(text) > MAX_NOTATION_CHARS:
         raise NotationError(
-            f"not an action: {quote(text)} is longer than {MAX_NOTATION_CHARS} characters"
+            f"not an action: {quote_text(text)} is longer than {MAX_NOTATION_CHARS} characters"
         )
     if not text.isprintable():
-        raise NotationError(f"not an action: {quote(text)} holds a control character")
+        raise NotationError(f"not an action: {quote_text(text)} holds a control character")
     words = text.split()
     try:
         action = _read(words, text) if words else None
     except MalformedAction as error:  # more cards than an action holds
-        raise NotationError(f"not an action: {quote(text)}: {error}") from None
+        raise NotationError(f"not an action: {quote_text(text)}: {error}") from None
     if action is None:
-        raise NotationError(f"not an action: {quote(text)} ({_EXPECTED})")
+        raise NotationError(f"not an action: {quote_text(text)} ({_EXPECTED})")
     return action
 
 
@@ -177,4 +178,4 @@ def _card(word: str, text: str) -> Card:
     try:
         return Card.parse(word)
     except ValueError as error:
-        raise NotationError(f"not an action: {quote(text)}: {error}") from None
+        raise NotationError(f"not an action: {quote_text(text)}: {error}") from None

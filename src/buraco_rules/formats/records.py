@@ -26,11 +26,11 @@ import attrs
 
 from ..actions import Action
 from ..cards import Card
-from ..checks import describe
 from ..engine import apply, new_game
 from ..errors import IllegalAction
 from ..limits import MAX_MATCH_HANDS, longest_hand
 from ..match import History, Match, new_match
+from ..quoting import describe
 from ..rules import RuleSet
 from ..scoring import TeamScore, score
 from ..state import GameState, Phase
