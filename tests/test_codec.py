@@ -402,8 +402,10 @@ def test_R10_a_view_no_game_could_show_is_refused() -> None:
     pile = " ".join(str(c) for c in state.discard_pile)
     refuse(data | {"discard_pile": pile}, "no game shows this view")  # closed: the top only
     refuse(data | {"stock_size": data["stock_size"] + 1}, "no game shows this view")
-    refuse(data | {"hand_sizes": [data["hand_sizes"][0]]}, "one per seat")
-    refuse(data | {"seat": 2}, "no seat 2")
+    # The view's shape is canonical_state's to check, in its words (not the codec's own copy).
+    refuse(data | {"hand_sizes": [data["hand_sizes"][0]]}, "hand_sizes must be 2 counts")
+    refuse(data | {"seat": 2}, "seat must be a seat from 0 to 1")
+    refuse(data | {"hand_sizes": [-1, data["hand_sizes"][1]]}, "hand_sizes must be 2 counts")
     hand = data["hand"].split()
     refuse(data | {"hand": " ".join(["JK"] * 5 + hand[5:])}, "no game shows this view")
 
@@ -528,3 +530,19 @@ def test_brackets_inside_strings_do_not_count_towards_the_depth() -> None:
     state = br.new_game(variants.ITALIAN, 2, seed=1)
     record = br.GameRecord.from_game(state, ["draw"], meta={"note": "[" * 100 + "{" * 100})
     assert br.from_json(br.to_json(record)) == record
+
+
+def test_R20_the_codec_refuses_a_match_by_the_cores_check_match() -> None:
+    """``match.check_match`` holds every match a played match goes through, and the codec's
+    refusal of a forged one is its refusal, word for word."""
+    from buraco_rules.match import check_match
+
+    matches, _ = play_match(variants.BURACO_FECHADO, 2, 1)
+    for match in matches[:: max(1, len(matches) // 40)] + matches[-1:]:
+        check_match(match)
+    forged = attrs.evolve(matches[-1], first_player=2)
+    with pytest.raises(ValueError, match="no seat 2 of 2") as core:
+        check_match(forged)
+    with pytest.raises(br.DecodeError) as decoded:
+        br.from_data(br.to_data(forged))
+    assert str(decoded.value) == str(core.value)

@@ -100,22 +100,29 @@ def test_the_going_out_canasta_and_the_table_points_are_asked_not_rederived() ->
     assert "has_required_canasta(" in heuristics and "public_points" in heuristics
 
 
-def test_the_codec_checks_a_view_and_a_match_by_the_cores_checks() -> None:
-    """A decoded view is checked by ``canonical_state`` alone (which validates the state it deals
-    and compares its view), not again; a match's cheap checks are the class's own."""
-    view_check = function("formats/codec.py", "_check_view")
-    called = {
+def calls_in(function_node: ast.FunctionDef) -> set[str]:
+    """The names of the functions ``function_node`` calls."""
+    return {
         n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", "")
-        for n in ast.walk(view_check)
+        for n in ast.walk(function_node)
         if isinstance(n, ast.Call)
     }
-    assert "canonical_state" in called
-    assert called.isdisjoint({"validate", "view", "_check_state"})
-    match_check = ast.unparse(function("formats/codec.py", "_check_match"))
-    assert "len(match.scores)" not in match_check and "check_deck" in match_check
+
+
+def test_the_codec_checks_a_view_and_a_match_by_the_cores_checks() -> None:
+    """A decoded view is checked by ``canonical_state`` alone (which checks the view's shape,
+    validates the state it deals and compares its view), not again; a decoded match by
+    ``match.check_match``, which sits beside the class's own cheap checks, not by a copy."""
+    view_check = function("formats/codec.py", "_check_view")
+    assert calls_in(view_check) == {"canonical_state", "DecodeError", "str"}
+    match_check = function("formats/codec.py", "_check_match")
+    assert calls_in(match_check) == {"check_match", "DecodeError", "str"}
+    core = calls_in(function("match.py", "check_match"))
+    assert {"check_deck", "score", "winner_of"} <= core
     assert "len(self.scores) != len(self.finished_hands)" in ast.unparse(
         function("match.py", "__attrs_post_init__")
     )
+    assert where(lambda node: calls(node, "winner_of")) == ["match.py"]
 
 
 def test_the_codec_declares_no_field_list_of_its_own() -> None:

@@ -271,6 +271,36 @@ def winner_of(rules: RuleSet, totals: tuple[int, int], hands: int) -> int | None
     return 0 if first > second else 1
 
 
+def check_match(match: Match) -> None:
+    """Raise ``ValueError`` unless ``match``'s hands make one match (R20), as :func:`new_match` and
+    :func:`apply_to_match` build them: what the class's own cheap checks
+    (``Match.__attrs_post_init__``) leave out, as too dear for every new hand. Every finished
+    hand is over, of the match's rule set and player count, and scored as it is; the match was
+    not decided before its last hand; the hand in play agrees with whether it is decided; the
+    first seat is a seat and the decks are decks. (The states themselves are
+    :func:`buraco_rules.validate`'s to check.)"""
+    hands = match.finished_hands
+    if any(h.rules != match.rules or h.players != match.players for h in hands):
+        raise ValueError("the match's hands are not all of its rule set and player count")
+    if not 0 <= match.first_player < match.players:
+        raise ValueError(f"{match.rules.title} has no seat {match.first_player} of {match.players}")
+    for deck in match.decks or ():
+        try:
+            check_deck(deck)
+        except ValueError as error:
+            raise ValueError(f"decks: {error}") from None
+    totals = (0, 0)  # after the hands before hand k: added up once, not again for each k
+    for k, (hand, pair) in enumerate(zip(hands, match.scores, strict=True)):
+        if not hand.is_over or score(hand) != pair:
+            raise ValueError(f"finished hand {k} is not over, or its scores are not its own")
+        if k and winner_of(match.rules, totals, k) is not None:
+            raise ValueError(f"the match was decided before hand {k} (R20)")
+        totals = (totals[0] + pair[0].total, totals[1] + pair[1].total)
+    decided = match.hand.is_over and hands[-1:] == (match.hand,)
+    if match.is_over != decided or (not match.is_over and match.hand.is_over):
+        raise ValueError("the hand in play does not match whether the match is decided (R20)")
+
+
 def new_match(
     rules: RuleSet,
     players: int | None = None,

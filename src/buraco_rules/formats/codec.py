@@ -43,15 +43,14 @@ import attrs
 from .. import variants
 from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..cards import DECK, Card, all_cards
-from ..decks import check_deck
 from ..determinize import canonical_state
 from ..errors import InvalidState
 from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
-from ..match import MAX_SEED, History, Match, winner_of
+from ..match import MAX_SEED, History, Match, check_match
 from ..melds import Meld, classify
 from ..quoting import describe_json, kind_of, quote_text
 from ..rules import RuleSet
-from ..scoring import TeamScore, score
+from ..scoring import TeamScore
 from ..state import GameState
 from ..validate import validate
 from ..views import PlayerView
@@ -445,47 +444,22 @@ def _check_state(state: GameState) -> None:
 
 
 def _check_view(seen: PlayerView) -> None:
-    # A view is consistent when it is the view of a consistent state: its canonical state
-    # (the unseen cards dealt in a fixed order) must be one, and must show exactly this view.
-    players = seen.players
-    if players not in seen.rules.player_counts or not 0 <= seen.seat < players:
-        raise DecodeError(f"{seen.rules.title} has no seat {seen.seat} of {players} players")
-    sizes = [*seen.hand_sizes, seen.stock_size, seen.discard_pile_size]
-    sizes += [n for n in seen.extra_pile_sizes if n is not None]
-    if len(seen.hand_sizes) != players or any(n < 0 for n in sizes):
-        raise DecodeError("the view's card counts are not one per seat, or negative")
+    # A view is consistent when it is the view of a consistent state: canonical_state checks its
+    # shape and counts, deals the unseen cards in a fixed order, validates that state and checks
+    # that it shows exactly this view (its message says "no game shows this view").
     try:
-        canonical_state(seen)  # validates the state it deals and checks that it shows ``seen``
-    except ValueError as error:  # its message says "no game shows this view" already
+        canonical_state(seen)
+    except ValueError as error:
         raise DecodeError(str(error)) from None
 
 
 def _check_match(match: Match) -> None:
-    # Each state was checked as it was decoded, and the match's own cheap checks (one pair of
-    # scores per finished hand, the hand in play's rules, ...: Match.__attrs_post_init__) passed
-    # as it was built; here all its hands must make one match (R20).
-    hands = match.finished_hands
-    if any(h.rules != match.rules or h.players != match.players for h in hands):
-        raise DecodeError("the match's hands are not all of its rule set and player count")
-    if not 0 <= match.first_player < match.players:
-        raise DecodeError(
-            f"{match.rules.title} has no seat {match.first_player} of {match.players}"
-        )
-    for deck in match.decks or ():
-        try:
-            check_deck(deck)
-        except ValueError as error:
-            raise DecodeError(f"decks: {error}") from None
-    totals = (0, 0)  # after the hands before hand k: added up once, not again for each k
-    for k, (hand, pair) in enumerate(zip(match.finished_hands, match.scores, strict=True)):
-        if not hand.is_over or score(hand) != pair:
-            raise DecodeError(f"finished hand {k} is not over, or its scores are not its own")
-        if k and winner_of(match.rules, totals, k) is not None:
-            raise DecodeError(f"the match was decided before hand {k} (R20)")
-        totals = (totals[0] + pair[0].total, totals[1] + pair[1].total)
-    decided = match.hand.is_over and match.finished_hands[-1:] == (match.hand,)
-    if match.is_over != decided or (not match.is_over and match.hand.is_over):
-        raise DecodeError("the hand in play does not match whether the match is decided (R20)")
+    # Each state was checked as it was decoded, and the match's own cheap checks passed as it
+    # was built; match.check_match asks the rest (its hands make one match, R20).
+    try:
+        check_match(match)
+    except ValueError as error:
+        raise DecodeError(str(error)) from None
 
 
 _CHECKS[GameState] = _check_state
