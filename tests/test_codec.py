@@ -453,7 +453,7 @@ def test_the_classes_the_codec_reads_stay_pure_in_the_compiled_build() -> None:
     import tomllib
     from pathlib import Path
 
-    from buraco_rules.formats import codec
+    from buraco_rules.formats import schema, values
 
     root = Path(__file__).resolve().parent.parent
     config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
@@ -462,11 +462,17 @@ def test_the_classes_the_codec_reads_stay_pure_in_the_compiled_build() -> None:
     )
     data = br.to_data(br.new_match(variants.ITALIAN, 2, seed=1))  # fills the codec's table
     assert data
-    classes = set(codec._OBJECT_CODECS) | {br.GameState, br.PlayerView, br.TeamScore, br.Match}
+    classes = set(values._OBJECT_CODECS) | {br.GameState, br.PlayerView, br.TeamScore, br.Match}
     for cls in classes:
         path = "src/" + cls.__module__.replace(".", "/") + ".py"
         assert path not in compiled, cls
-        assert [f for f, _ in codec._field_types(cls)] == [f for f in attrs.fields(cls) if f.init]
+        fields = [f for f in attrs.fields(cls) if f.init]
+        assert [(f.name, f.alias) for f in schema.schema_of(cls)] == [
+            (f.name, f.alias) for f in fields
+        ]
+        assert [f.required for f in schema.schema_of(cls)] == [
+            f.default is attrs.NOTHING for f in fields
+        ]
 
 
 def test_from_data_refuses_keys_and_values_that_are_not_json_without_comparing_them() -> None:
@@ -546,3 +552,18 @@ def test_R20_the_codec_refuses_a_match_by_the_cores_check_match() -> None:
     with pytest.raises(br.DecodeError) as decoded:
         br.from_data(br.to_data(forged))
     assert str(decoded.value) == str(core.value)
+
+
+def test_a_class_whose_field_types_were_erased_is_refused_by_name() -> None:
+    """mypyc keeps a compiled class's field names but erases each type to its bare class
+    (``tuple[Card, ...]`` to ``tuple``, checked by hand with mypyc 2.4): the schema refuses such a
+    class by name rather than letting the codec encode its fields wrongly."""
+    from buraco_rules.formats.schema import schema_of
+
+    erased = attrs.make_class("Erased", {"cards": attrs.field(type=tuple)}, frozen=True)
+    erased.__module__ = __name__
+    with pytest.raises(
+        TypeError, match=r"Erased\.cards is annotated tuple: its module is compiled"
+    ):
+        schema_of(erased)
+    assert [f.type for f in schema_of(br.TeamScore)] == [int] * 5

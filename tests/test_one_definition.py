@@ -113,9 +113,9 @@ def test_the_codec_checks_a_view_and_a_match_by_the_cores_checks() -> None:
     """A decoded view is checked by ``canonical_state`` alone (which checks the view's shape,
     validates the state it deals and compares its view), not again; a decoded match by
     ``match.check_match``, which sits beside the class's own cheap checks, not by a copy."""
-    view_check = function("formats/codec.py", "_check_view")
+    view_check = function("formats/consistency.py", "_check_view")
     assert calls_in(view_check) == {"canonical_state", "DecodeError", "str"}
-    match_check = function("formats/codec.py", "_check_match")
+    match_check = function("formats/consistency.py", "_check_match")
     assert calls_in(match_check) == {"check_match", "DecodeError", "str"}
     core = calls_in(function("match.py", "check_match"))
     assert {"check_deck", "score", "winner_of"} <= core
@@ -126,7 +126,23 @@ def test_the_codec_checks_a_view_and_a_match_by_the_cores_checks() -> None:
 
 
 def test_the_codec_declares_no_field_list_of_its_own() -> None:
-    codec = (SRC / "formats" / "codec.py").read_text(encoding="utf-8")
+    """The formats read each class's fields from the class (``formats.schema``): none of their
+    modules spells out three or more of the state's field names in one literal."""
+    names = set(state_fields())
+
+    def lists_fields(node: ast.AST) -> bool:
+        items = (
+            node.elts
+            if isinstance(node, ast.Tuple | ast.List | ast.Set)
+            else [k for k in node.keys if k is not None]
+            if isinstance(node, ast.Dict)
+            else []
+        )
+        spelled = {i.value for i in items if isinstance(i, ast.Constant) and i.value in names}
+        return len(spelled) >= 3
+
+    assert [m for m in where(lists_fields) if m.startswith("formats/")] == []
+    codec = "".join(p.read_text(encoding="utf-8") for p in (SRC / "formats").glob("*.py"))
     assert "_declared_types" not in codec
 
 
