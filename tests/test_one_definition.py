@@ -300,3 +300,60 @@ def test_a_refused_value_is_quoted_by_the_quoting_module_alone() -> None:
     from buraco_rules.formats import errors
 
     assert errors.quote is quoting.quote_text  # the old import path, not a second definition
+
+
+# --- the notation, written and read in one module ------------------------------------------------
+
+VERBS = frozenset({"draw", "take", "meld", "add", "discard"})
+
+
+def test_the_notation_is_written_and_read_in_one_module() -> None:
+    """The notation's words are ``action_notation``'s: ``Action.__str__`` calls its writers, the
+    reader is beside them, and neither ``actions.py`` nor the formats spell a verb themselves."""
+
+    def spells_a_verb(node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.split(" ", 1)[0] in VERBS
+        )
+
+    speakers = ["actions.py", *(m for m, _ in trees() if m.startswith("formats/"))]
+    assert [m for m in where(spells_a_verb) if m in speakers] == []
+    assert "action_notation.py" in where(spells_a_verb)
+    tree = ast.parse((SRC / "actions.py").read_text(encoding="utf-8"))
+    writers = {
+        node.name: calls_in(method)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        for method in node.body
+        if isinstance(method, ast.FunctionDef) and method.name == "__str__"
+    }
+    assert len(writers) == 5
+    for name, called in writers.items():
+        returned = next(
+            n
+            for n in ast.walk(next(c for c in tree.body if getattr(c, "name", "") == name))
+            if isinstance(n, ast.Return)
+        )
+        assert called & {"write_meld", "write_add", "write_take", "write_discard"} or (
+            isinstance(returned.value, ast.Name) and returned.value.id == "DRAW"
+        ), name
+
+
+def test_the_notation_reads_back_what_it_writes() -> None:
+    """Every action's text, written by ``action_notation`` through ``str``, reads back through
+    ``action_notation.read`` to the same action (checked on the first states of random hands)."""
+    import buraco_rules as br
+    from buraco_rules import variants
+    from buraco_rules.action_notation import read
+
+    for seed in range(3):
+        state = br.new_game(variants.BURACO_FECHADO, 2, seed=seed)
+        for _ in range(30):
+            if state.is_over:
+                break
+            for action in br.legal_actions(state):
+                assert br.parse_action(str(action)) == action
+                assert read(str(action)).verb == str(action).split()[0]
+            state = br.apply(state, br.legal_actions(state)[seed % len(br.legal_actions(state))])

@@ -8,8 +8,8 @@ from 0 to :data:`MAX_MELD_INDEX`, and anything else is a
 ``Card.from_id``.) Whether the action is legal (the team has that meld, the player those cards) is
 for :func:`buraco_rules.apply` to say.
 
-``str(action)`` is the action notation (``docs/formats.md``), which
-:func:`buraco_rules.parse_action` reads back:
+``str(action)`` is the action notation (``docs/formats.md``), written by
+:mod:`buraco_rules.action_notation`, whose reader :func:`buraco_rules.parse_action` reads it back:
 
 >>> NewMeld("7S 5S 6S") == NewMeld([Card("5S"), Card("6S"), Card("7S")])
 True
@@ -27,6 +27,7 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
+from .action_notation import DRAW, write_add, write_discard, write_meld, write_take
 from .cards import DECK, Card, is_card, parse_cards
 from .errors import MalformedAction
 from .quoting import QUOTE_CHARS, describe
@@ -48,10 +49,6 @@ three digits, and a team never has more than 36 melds (an index past the team's 
 ``apply``'s ``NO_SUCH_MELD``)."""
 MAX_ACTION_CARDS: Final = len(DECK)
 """No action holds more cards than the deck (108), so every action has a bounded notation."""
-
-
-def _text(cards: object) -> str:
-    return " ".join(map(str, cards)) if isinstance(cards, tuple) else str(cards)
 
 
 def _card(value: object, where: str) -> Card:
@@ -133,7 +130,7 @@ class DrawFromStock:
     """Draw the top card of the stock (R4)."""
 
     def __str__(self) -> str:
-        return "draw"
+        return DRAW
 
 
 @attrs.frozen(cache_hash=True)
@@ -143,7 +140,7 @@ class NewMeld:
     cards: tuple[Card, ...] = attrs.field(converter=_new_meld_cards)
 
     def __str__(self) -> str:
-        return "meld " + _text(self.cards)
+        return write_meld(self.cards)
 
 
 @attrs.frozen(cache_hash=True)
@@ -155,7 +152,7 @@ class AddToMeld:
     cards: tuple[Card, ...] = attrs.field(converter=_add_cards)
 
     def __str__(self) -> str:
-        return f"add {self.meld} " + _text(self.cards)
+        return write_add(self.meld, self.cards)
 
 
 @attrs.frozen(cache_hash=True)
@@ -170,9 +167,7 @@ class TakeDiscardPile:
     meld: NewMeld | AddToMeld | None = attrs.field(default=None, converter=_take_meld)
 
     def __str__(self) -> str:
-        if self.meld is None:
-            return "take"
-        return f"take {self.meld}"
+        return write_take(None if self.meld is None else str(self.meld))
 
 
 @attrs.frozen(cache_hash=True)
@@ -182,7 +177,7 @@ class Discard:
     card: Card = attrs.field(converter=_discard_card)
 
     def __str__(self) -> str:
-        return f"discard {self.card}"
+        return write_discard(self.card)
 
 
 Action: TypeAlias = DrawFromStock | TakeDiscardPile | NewMeld | AddToMeld | Discard

@@ -1,14 +1,9 @@
 """The action notation: one short text per action, written by ``str(action)`` and
-:func:`format_action`, read back by :func:`parse_action`.
-
-The grammar (``docs/formats.md``), words separated by spaces, keywords in any case of their
-ASCII letters (a look-alike such as the Kelvin sign, which lower-cases to ``k``, is refused)::
-
-    action  = "draw" | "take" [ " " meld ] | meld | "discard " card
-    meld    = "meld " cards | "add " index " " cards
-    cards   = card { " " card }
-    index   = 1 to 3 digits (the meld's position in the team's melds, from 0 to 999, as
-              AddToMeld takes it)
+:func:`format_action`, read back by :func:`parse_action`. Its grammar, both ways, is
+:mod:`buraco_rules.action_notation` (below the actions, so that ``str(action)`` calls it); this
+module makes the actions it reads, checks them where a state is given, and raises the
+format's error, :class:`~buraco_rules.formats.errors.NotationError`. The grammar is written
+out in ``docs/formats.md`` and in :mod:`buraco_rules.action_notation`.
 
 >>> from buraco_rules import variants, new_game
 >>> parse_action("take meld 8H 9H JK")
@@ -29,9 +24,7 @@ buraco_rules.errors.IllegalAction: draw first: from the stock or the discard pil
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
+from ..action_notation import ADD, DISCARD, DRAW, MAX_NOTATION_CHARS, TAKE, Sentence, read, refusal
 from ..actions import (
     MAX_ACTION_CARDS,
     MAX_MELD_INDEX,
@@ -42,28 +35,16 @@ from ..actions import (
     NewMeld,
     TakeDiscardPile,
 )
-from ..cards import Card
 from ..checks import well_formed
 from ..engine import why_illegal
 from ..errors import MalformedAction
 from ..match import Match
-from ..quoting import describe, quote_text
+from ..quoting import describe
 from ..state import GameState
 from ..views import PlayerView
 from .errors import NotationError
 
 __all__ = ["MAX_NOTATION_CHARS", "format_action", "parse_action"]
-
-MAX_NOTATION_CHARS: Final = 500
-"""Longer text is refused before it is read. Every action has a shorter notation: the longest,
-``take add 999`` and :data:`~buraco_rules.actions.MAX_ACTION_CARDS` three-character cards,
-takes 444 characters (a legal move takes some tens)."""
-
-_EXPECTED: Final = (
-    "expected draw, take, take meld CARDS, take add N CARDS, meld CARDS, add N CARDS "
-    "or discard CARD"
-)
-_INDEX: Final = re.compile(r"[0-9]{1,3}")
 
 
 def format_action(action: Action) -> str:
@@ -126,56 +107,27 @@ def parse_action(
 
 
 def _parse(text: object) -> Action:
-    if not issubclass(type(text), str):  # by type: an instance's __class__ may lie or raise
-        raise NotationError(f"an action's notation is a string, not {describe(text)}")
-    if type(text) is not str:  # a str subclass: its own len, split or isprintable could lie
-        text = str.__str__(text)
-    if len(text) > MAX_NOTATION_CHARS:
-        raise NotationError(
-            f"not an action: {quote_text(text)} is longer than {MAX_NOTATION_CHARS} characters"
-        )
-    if not text.isprintable():
-        raise NotationError(f"not an action: {quote_text(text)} holds a control character")
-    words = text.split()
     try:
-        action = _read(words, text) if words else None
-    except MalformedAction as error:  # more cards than an action holds
-        raise NotationError(f"not an action: {quote_text(text)}: {error}") from None
-    if action is None:
-        raise NotationError(f"not an action: {quote_text(text)} ({_EXPECTED})")
-    return action
-
-
-def _read(words: list[str], text: str) -> Action | None:
-    head = _keyword(words[0])
-    if head == "draw":
-        return DrawFromStock() if len(words) == 1 else None
-    if head == "take":
-        if len(words) == 1:
-            return TakeDiscardPile()
-        inner = _read_meld(words[1:], text)
-        return None if inner is None else TakeDiscardPile(inner)
-    if head == "discard":
-        return Discard(_card(words[1], text)) if len(words) == 2 else None
-    return _read_meld(words, text)
-
-
-def _keyword(word: str) -> str:
-    # Only ASCII letters are case-folded: "taKe" (KELVIN SIGN) is no keyword.
-    return word.lower() if word.isascii() else ""
-
-
-def _read_meld(words: list[str], text: str) -> NewMeld | AddToMeld | None:
-    head = _keyword(words[0])
-    if head == "meld" and len(words) >= 2:
-        return NewMeld(tuple(_card(w, text) for w in words[1:]))
-    if head == "add" and len(words) >= 3 and _INDEX.fullmatch(words[1]):
-        return AddToMeld(int(words[1]), tuple(_card(w, text) for w in words[2:]))
-    return None
-
-
-def _card(word: str, text: str) -> Card:
-    try:
-        return Card.parse(word)
+        sentence = read(text)
     except ValueError as error:
-        raise NotationError(f"not an action: {quote_text(text)}: {error}") from None
+        raise NotationError(str(error)) from None
+    try:
+        return _action(sentence)
+    except MalformedAction as error:  # more cards than an action holds
+        raise NotationError(str(refusal(str.__str__(text), f": {error}"))) from None
+
+
+def _action(sentence: Sentence) -> Action:
+    if sentence.verb == DRAW:
+        return DrawFromStock()
+    if sentence.verb == TAKE:
+        return TakeDiscardPile(None if sentence.meld is None else _meld(sentence.meld))
+    if sentence.verb == DISCARD:
+        return Discard(sentence.cards[0])
+    return _meld(sentence)
+
+
+def _meld(sentence: Sentence) -> NewMeld | AddToMeld:
+    if sentence.verb == ADD and sentence.index is not None:
+        return AddToMeld(sentence.index, sentence.cards)
+    return NewMeld(sentence.cards)

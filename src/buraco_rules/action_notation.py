@@ -1,0 +1,180 @@
+"""The action notation, both ways: one short text per action. The writer gives ``str(action)``
+(:mod:`buraco_rules.actions` calls it), the reader reads a text back into its :class:`Sentence`,
+which :func:`buraco_rules.parse_action` makes the action; so the grammar's words are spelt here
+only. The module sits below the actions (it knows the cards, not the action classes), so that
+``Action.__str__`` calls it without an upward import.
+
+The grammar (``docs/formats.md``), words separated by spaces, keywords in any case of their
+ASCII letters (a look-alike such as the Kelvin sign, which lower-cases to ``k``, is refused)::
+
+    action  = "draw" | "take" [ " " meld ] | meld | "discard " card
+    meld    = "meld " cards | "add " index " " cards
+    cards   = card { " " card }
+    index   = 1 to 3 digits (the meld's position in the team's melds, from 0 to 999, as
+              AddToMeld takes it)
+
+>>> taken = read("Take add 0 9♦")
+>>> taken.verb, taken.meld
+('take', Sentence(verb='add', cards=(Card('9D'),), index=0, meld=None))
+>>> write_take(write_add(0, taken.meld.cards))
+'take add 0 9D'
+>>> read("fly 5S")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: not an action: 'fly 5S' (expected draw, take, ...)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+import attrs
+
+from .cards import Card
+from .quoting import describe, quote_text
+
+__all__ = [
+    "ADD",
+    "DISCARD",
+    "DRAW",
+    "MAX_NOTATION_CHARS",
+    "MELD",
+    "TAKE",
+    "Sentence",
+    "read",
+    "refusal",
+    "write_add",
+    "write_discard",
+    "write_meld",
+    "write_take",
+]
+
+MAX_NOTATION_CHARS: Final = 500
+"""Longer text is refused before it is read. Every action has a shorter notation: the longest,
+``take add 999`` and :data:`~buraco_rules.actions.MAX_ACTION_CARDS` three-character cards,
+takes 444 characters (a legal move takes some tens)."""
+DRAW: Final = "draw"
+"""The verb of :class:`~buraco_rules.actions.DrawFromStock`, and its whole notation."""
+TAKE: Final = "take"
+"""The verb of :class:`~buraco_rules.actions.TakeDiscardPile`."""
+MELD: Final = "meld"
+"""The verb of :class:`~buraco_rules.actions.NewMeld`."""
+ADD: Final = "add"
+"""The verb of :class:`~buraco_rules.actions.AddToMeld`."""
+DISCARD: Final = "discard"
+"""The verb of :class:`~buraco_rules.actions.Discard`."""
+
+_EXPECTED: Final = (
+    "expected draw, take, take meld CARDS, take add N CARDS, meld CARDS, add N CARDS "
+    "or discard CARD"
+)
+_INDEX: Final = re.compile(r"[0-9]{1,3}")
+
+
+# --- writing --------------------------------------------------------------------------------------
+
+
+def _cards(cards: object) -> str:
+    # A tuple of cards as the constructors keep it; anything else only in an action forged past
+    # its constructor, written as str() writes it (format_action refuses such an action).
+    return " ".join(map(str, cards)) if isinstance(cards, tuple) else str(cards)
+
+
+def write_meld(cards: tuple[Card, ...]) -> str:
+    """The notation of a new meld of ``cards`` (``meld 5S 6S 7S``)."""
+    return f"{MELD} {_cards(cards)}"
+
+
+def write_add(index: int, cards: tuple[Card, ...]) -> str:
+    """The notation of adding ``cards`` to the team's meld ``index`` (``add 0 8S``)."""
+    return f"{ADD} {index} {_cards(cards)}"
+
+
+def write_take(meld: str | None) -> str:
+    """The notation of taking the discard pile, with the notation ``meld`` of the meld that uses
+    its top card at once (``take meld 5S 6S 7S``), or None (``take``)."""
+    return TAKE if meld is None else f"{TAKE} {meld}"
+
+
+def write_discard(card: Card) -> str:
+    """The notation of discarding ``card`` (``discard KC``)."""
+    return f"{DISCARD} {card}"
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Sentence:
+    """An action as the notation reads it, before it is made an action: its ``verb`` (``draw``,
+    ``take``, ``meld``, ``add`` or ``discard``), the ``cards`` it names in the order written, the
+    meld ``index`` of an ``add``, and the ``meld`` a ``take`` lays at once (or None)."""
+
+    verb: str
+    """``draw``, ``take``, ``meld``, ``add`` or ``discard``, lower-cased."""
+    cards: tuple[Card, ...] = ()
+    """The cards named, in the order written (one for a discard, none for a draw or take)."""
+    index: int | None = None
+    """The meld index of an ``add``; None for the other verbs."""
+    meld: Sentence | None = None
+    """The ``meld`` or ``add`` a ``take`` lays at once, or None."""
+
+
+def refusal(text: str, why: str) -> ValueError:
+    """The error refusing ``text`` as an action, quoting it boundedly, for the reason ``why``."""
+    return ValueError(f"not an action: {quote_text(text)}{why}")
+
+
+def read(text: object) -> Sentence:
+    """The sentence written ``text`` in the action notation; text that is none is a
+    ``ValueError`` quoting (a bounded part of) it, and text over :data:`MAX_NOTATION_CHARS`
+    characters is refused unread."""
+    if not issubclass(type(text), str):  # by type: an instance's __class__ may lie or raise
+        raise ValueError(f"an action's notation is a string, not {describe(text)}")
+    if type(text) is not str:  # a str subclass: its own len, split or isprintable could lie
+        text = str.__str__(text)
+    if len(text) > MAX_NOTATION_CHARS:
+        raise refusal(text, f" is longer than {MAX_NOTATION_CHARS} characters")
+    if not text.isprintable():
+        raise refusal(text, " holds a control character")
+    words = text.split()
+    sentence = _read(words, text) if words else None
+    if sentence is None:
+        raise refusal(text, f" ({_EXPECTED})")
+    return sentence
+
+
+def _read(words: list[str], text: str) -> Sentence | None:
+    head = _keyword(words[0])
+    if head == DRAW:
+        return Sentence(DRAW) if len(words) == 1 else None
+    if head == TAKE:
+        if len(words) == 1:
+            return Sentence(TAKE)
+        inner = _read_meld(words[1:], text)
+        return None if inner is None else Sentence(TAKE, meld=inner)
+    if head == DISCARD:
+        return Sentence(DISCARD, (_card(words[1], text),)) if len(words) == 2 else None
+    return _read_meld(words, text)
+
+
+def _keyword(word: str) -> str:
+    # Only ASCII letters are case-folded: "taKe" (KELVIN SIGN) is no keyword.
+    return word.lower() if word.isascii() else ""
+
+
+def _read_meld(words: list[str], text: str) -> Sentence | None:
+    head = _keyword(words[0])
+    if head == MELD and len(words) >= 2:
+        return Sentence(MELD, tuple(_card(w, text) for w in words[1:]))
+    if head == ADD and len(words) >= 3 and _INDEX.fullmatch(words[1]):
+        return Sentence(ADD, tuple(_card(w, text) for w in words[2:]), int(words[1]))
+    return None
+
+
+def _card(word: str, text: str) -> Card:
+    try:
+        return Card.parse(word)
+    except ValueError as error:
+        raise refusal(text, f": {error}") from None
