@@ -219,7 +219,7 @@ def test_the_run_geometry_is_read_from_one_module() -> None:
             for c in (node.left, *node.comparators)
         )
 
-    users = ["melds.py", "meldsearch.py", "bots/heuristics.py", "testing/strategies.py"]
+    users = ["melds.py", "meldsearch.py", "bots/heuristics.py", "testing/melds.py"]
     assert [m for m in where(compares_with_a_position) if m in users] == []
     melds = (SRC / "melds.py").read_text(encoding="utf-8")
     assert "ace_layouts(" in melds and "lays_out(" in melds

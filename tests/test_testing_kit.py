@@ -232,11 +232,25 @@ def test_illegal_actions_of_are_refused_with_their_code(data: st.DataObject) -> 
     assert pickle.dumps(state) == before
 
 
-def test_the_old_import_path_still_works() -> None:
-    from buraco_rules import strategies
+def test_the_kit_is_split_by_job_and_each_name_is_also_the_kits() -> None:
+    """``testing.strategies`` (states, matches, views, rule sets), ``testing.melds`` and
+    ``testing.moves`` each define their own strategies; ``testing`` and ``testing.strategies``
+    give every one of them (the old ``buraco_rules.strategies`` shim is gone)."""
+    import importlib
 
-    assert strategies.game_states is testing.game_states
-    assert strategies.legal_actions_of is testing.legal_actions_of
+    from buraco_rules.testing import melds, moves, strategies
+
+    for module in (melds, moves, strategies):
+        for name in module.__all__:
+            assert getattr(testing, name) is getattr(module, name), name
+            assert getattr(strategies, name) is getattr(module, name), name
+    assert set(testing.__all__) == {*strategies.__all__, "BuracoStateMachine"}
+    try:
+        importlib.import_module("buraco_rules.strategies")
+    except ModuleNotFoundError:
+        pass
+    else:
+        raise AssertionError("the retired shim buraco_rules.strategies is back")
 
 
 # --- the state machine ----------------------------------------------------------------------------
