@@ -447,32 +447,83 @@ def test_to_data_refuses_a_state_forged_past_its_checks() -> None:
             br.to_data(forged_state)
 
 
-def test_the_classes_the_codec_reads_stay_pure_in_the_compiled_build() -> None:
-    """The codec reads each class's field types from its annotations, which mypyc erases: so the
-    modules of every class it encodes stay off the compiled build's list (pyproject.toml)."""
-    import tomllib
-    from pathlib import Path
+def test_the_codec_reads_each_class_field_types_as_its_source_writes_them() -> None:
+    """The schema of every class the codec writes is its attrs fields, each with the type its
+    source writes: in the pure build from the annotations, in the compiled one (where mypyc
+    erases them) from the source beside the extension."""
+    import sys
 
     from buraco_rules.formats import schema, values
 
-    root = Path(__file__).resolve().parent.parent
-    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    compiled = set(
-        config["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["mypyc"]["include"]
-    )
     data = br.to_data(br.new_match(variants.ITALIAN, 2, seed=1))  # fills the codec's table
     assert data
+    br.to_data(attrs.evolve(variants.ITALIAN, match_target=1500))
     classes = set(values._OBJECT_CODECS) | {br.GameState, br.PlayerView, br.TeamScore, br.Match}
+    assert br.RuleSet in classes
     for cls in classes:
-        path = "src/" + cls.__module__.replace(".", "/") + ".py"
-        assert path not in compiled, cls
         fields = [f for f in attrs.fields(cls) if f.init]
-        assert [(f.name, f.alias) for f in schema.schema_of(cls)] == [
-            (f.name, f.alias) for f in fields
-        ]
-        assert [f.required for f in schema.schema_of(cls)] == [
-            f.default is attrs.NOTHING for f in fields
-        ]
+        read = schema.schema_of(cls)
+        assert [(f.name, f.alias) for f in read] == [(f.name, f.alias) for f in fields]
+        assert [f.required for f in read] == [f.default is attrs.NOTHING for f in fields]
+        written = schema._written_annotations(cls)
+        namespace = vars(sys.modules[cls.__module__])
+        assert [f.type for f in read] == [eval(written[f.name], namespace) for f in fields], cls
+
+
+ERASED_MODULE = """
+from __future__ import annotations
+
+import attrs
+
+from buraco_rules.cards import Card
+
+
+@attrs.frozen
+class Hand:
+    cards: tuple[Card, ...]
+    owner: int | None = None
+
+
+# What mypyc leaves of Hand: the same fields, each type erased to its bare class.
+Erased = attrs.make_class(
+    "Hand",
+    {"cards": attrs.field(type=tuple), "owner": attrs.field(type=type, default=None)},
+    frozen=True,
+)
+Erased.__module__ = __name__
+"""
+
+
+def test_a_compiled_class_is_read_from_its_source_or_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mypyc keeps a compiled class's field names but erases each type to its bare class
+    (``tuple[Card, ...]`` to ``tuple``, ``int | None`` to ``type``; checked with mypyc 2.4 on an
+    attrs class): the schema reads such a class's types from its module's source, and refuses by
+    name a class whose source it cannot find, rather than encoding its fields wrongly."""
+    import importlib
+
+    from buraco_rules.cards import Card
+    from buraco_rules.formats.schema import schema_of
+    from buraco_rules.formats.values import Context, object_codec
+
+    (tmp_path / "erased_module.py").write_text(ERASED_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("erased_module")
+    assert [f.type for f in attrs.fields(module.Erased)] == [tuple, type]
+    assert [f.type for f in schema_of(module.Erased)] == [tuple[Card, ...], int | None]
+    encode, decode = object_codec(module.Erased)
+    hand = module.Erased(cards=(Card("5S"), Card("JK")), owner=1)
+    assert encode(hand) == {"cards": "5S JK", "owner": 1}
+    assert decode(encode(hand), Context()) == hand
+
+    orphan = attrs.make_class("Orphan", {"cards": attrs.field(type=tuple)}, frozen=True)
+    orphan.__module__ = __name__  # this file has no class Orphan to read
+    with pytest.raises(
+        TypeError, match=r"Orphan\.cards is annotated tuple: its module is compiled"
+    ):
+        schema_of(orphan)
+    assert [f.type for f in schema_of(br.TeamScore)] == [int] * 5
 
 
 def test_from_data_refuses_keys_and_values_that_are_not_json_without_comparing_them() -> None:
@@ -552,18 +603,3 @@ def test_R20_the_codec_refuses_a_match_by_the_cores_check_match() -> None:
     with pytest.raises(br.DecodeError) as decoded:
         br.from_data(br.to_data(forged))
     assert str(decoded.value) == str(core.value)
-
-
-def test_a_class_whose_field_types_were_erased_is_refused_by_name() -> None:
-    """mypyc keeps a compiled class's field names but erases each type to its bare class
-    (``tuple[Card, ...]`` to ``tuple``, checked by hand with mypyc 2.4): the schema refuses such a
-    class by name rather than letting the codec encode its fields wrongly."""
-    from buraco_rules.formats.schema import schema_of
-
-    erased = attrs.make_class("Erased", {"cards": attrs.field(type=tuple)}, frozen=True)
-    erased.__module__ = __name__
-    with pytest.raises(
-        TypeError, match=r"Erased\.cards is annotated tuple: its module is compiled"
-    ):
-        schema_of(erased)
-    assert [f.type for f in schema_of(br.TeamScore)] == [int] * 5

@@ -10,17 +10,19 @@ document must hold it (a field without a default).
 >>> [(f.name, f.type, f.required) for f in schema_of(TeamScore)][:2]
 [('table', <class 'int'>, True), ('canastas', <class 'int'>, True)]
 
-The types come from the annotations, which only pure classes keep: mypyc's compiled classes keep
-the field names but erase each type to its bare class (``tuple[Card, ...]`` is read back as
-``tuple``, ``Card | None`` as ``type``), so the modules of the classes the codec writes stay off
-the compiled build's list (pyproject.toml, which tests/test_codec.py checks). A compiled class is
-refused here by name rather than encoded wrongly.
+The types come from the annotations. mypyc's compiled classes keep the field names but erase
+each type to its bare class (``tuple[Card, ...]`` is read back as ``tuple``, ``Card | None`` as
+``type``): for such a class the types are read from its module's source, which the compiled
+wheel ships beside the extension (the class's annotations as written, the one declaration
+still). Without that source a compiled class is refused by name rather than encoded wrongly.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
 from functools import cache
+from pathlib import Path
 from typing import Any, Final
 
 import attrs
@@ -49,19 +51,49 @@ class FieldSchema:
 @cache
 def schema_of(cls: type) -> tuple[FieldSchema, ...]:
     """The init fields of the attrs class ``cls`` in declared order, with their types; a class
-    whose types were erased (compiled by mypyc) is a ``TypeError``."""
+    whose types were erased (compiled by mypyc) and whose source is not at hand is a
+    ``TypeError``."""
     namespace = vars(sys.modules[cls.__module__])
+    written: dict[str, str] | None = None
     schema = []
     for field in attrs.fields(cls):
         if not field.init:
             continue
-        annotated = field.type
+        annotated: Any = field.type
         if annotated in _ERASED:
-            raise TypeError(
-                f"{cls.__name__}.{field.name} is annotated {annotated.__name__}: its module is "
-                "compiled, which erases the field types the JSON codec reads (keep it pure)"
-            )
+            if written is None:
+                written = _written_annotations(cls)
+            if field.name not in written:
+                raise TypeError(
+                    f"{cls.__name__}.{field.name} is annotated {annotated.__name__}: its module "
+                    "is compiled, which erases the field types the JSON codec reads, and its "
+                    "source is not beside it"
+                )
+            annotated = written[field.name]
         tp = eval(annotated, namespace) if isinstance(annotated, str) else annotated
         required = field.default is attrs.NOTHING
         schema.append(FieldSchema(field.name, field.alias, tp, required))
     return tuple(schema)
+
+
+def _written_annotations(cls: type) -> dict[str, str]:
+    """The annotations of the class ``cls`` as its module's source writes them (the ``.py`` file
+    beside a compiled extension), or nothing when that source cannot be read."""
+    spec = getattr(sys.modules[cls.__module__], "__spec__", None)
+    origin = getattr(spec, "origin", None)
+    if not isinstance(origin, str):
+        return {}
+    path = Path(origin)
+    source = path if path.suffix == ".py" else path.with_name(path.name.split(".")[0] + ".py")
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+            return {
+                item.target.id: ast.unparse(item.annotation)
+                for item in node.body
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+            }
+    return {}
