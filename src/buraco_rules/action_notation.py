@@ -1,8 +1,9 @@
-"""The action notation, both ways: one short text per action. The writer gives ``str(action)``
-(:mod:`buraco_rules.actions` calls it), the reader reads a text back into its :class:`Sentence`,
-which :func:`buraco_rules.parse_action` makes the action; so the grammar's words are spelt here
-only. The module sits below the actions (it knows the cards, not the action classes), so that
-``Action.__str__`` calls it without an upward import.
+"""The action notation, both ways: one short text per action. The writers are ``str(action)``
+(each action class of :mod:`buraco_rules.actions` takes its writer as its ``__str__``), the
+reader reads a text back into its :class:`Sentence`, which :func:`buraco_rules.parse_action`
+makes the action; so the grammar's words are spelt here only. The module sits below the actions
+(it knows the cards and the actions' field names, not the action classes), so that the actions
+use it without an upward import.
 
 The grammar (``docs/formats.md``), words separated by spaces, keywords in any case of their
 ASCII letters (a look-alike such as the Kelvin sign, which lower-cases to ``k``, is refused)::
@@ -16,7 +17,8 @@ ASCII letters (a look-alike such as the Kelvin sign, which lower-cases to ``k``,
 >>> taken = read("Take add 0 9♦")
 >>> taken.verb, taken.meld
 ('take', Sentence(verb='add', cards=(Card('9D'),), index=0, meld=None))
->>> write_take(write_add(0, taken.meld.cards))
+>>> from buraco_rules.actions import TakeDiscardPile, AddToMeld
+>>> write_take(TakeDiscardPile(AddToMeld(taken.meld.index, taken.meld.cards)))
 'take add 0 9D'
 >>> read("fly 5S")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
@@ -27,7 +29,7 @@ ValueError: not an action: 'fly 5S' (expected draw, take, ...)
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, Protocol
 
 import attrs
 
@@ -46,6 +48,7 @@ __all__ = [
     "refusal",
     "write_add",
     "write_discard",
+    "write_draw",
     "write_meld",
     "write_take",
 ]
@@ -75,31 +78,61 @@ _INDEX: Final = re.compile(r"[0-9]{1,3}")
 # --- writing --------------------------------------------------------------------------------------
 
 
+# Each writer is the ``__str__`` of its action class itself (``__str__ = write_meld``), so that
+# ``str(action)`` costs no call more than it did; it reads the action's fields by name only.
+
+
+class _Laid(Protocol):
+    @property
+    def cards(self) -> tuple[Card, ...]: ...
+
+
+class _Added(_Laid, Protocol):
+    @property
+    def meld(self) -> int: ...
+
+
+class _Taken(Protocol):
+    @property
+    def meld(self) -> object: ...
+
+
+class _Discarded(Protocol):
+    @property
+    def card(self) -> Card: ...
+
+
 def _cards(cards: object) -> str:
     # A tuple of cards as the constructors keep it; anything else only in an action forged past
     # its constructor, written as str() writes it (format_action refuses such an action).
     return " ".join(map(str, cards)) if isinstance(cards, tuple) else str(cards)
 
 
-def write_meld(cards: tuple[Card, ...]) -> str:
-    """The notation of a new meld of ``cards`` (``meld 5S 6S 7S``)."""
-    return f"{MELD} {_cards(cards)}"
+def write_draw(action: object) -> str:
+    """The notation of drawing from the stock: ``draw``."""
+    return DRAW
 
 
-def write_add(index: int, cards: tuple[Card, ...]) -> str:
-    """The notation of adding ``cards`` to the team's meld ``index`` (``add 0 8S``)."""
-    return f"{ADD} {index} {_cards(cards)}"
+def write_meld(action: _Laid) -> str:
+    """The notation of a new meld of ``action.cards`` (``meld 5S 6S 7S``)."""
+    return "meld " + _cards(action.cards)
 
 
-def write_take(meld: str | None) -> str:
-    """The notation of taking the discard pile, with the notation ``meld`` of the meld that uses
-    its top card at once (``take meld 5S 6S 7S``), or None (``take``)."""
-    return TAKE if meld is None else f"{TAKE} {meld}"
+def write_add(action: _Added) -> str:
+    """The notation of adding ``action.cards`` to the team's meld ``action.meld`` (``add 0 8S``)."""
+    return f"add {action.meld} " + _cards(action.cards)
 
 
-def write_discard(card: Card) -> str:
-    """The notation of discarding ``card`` (``discard KC``)."""
-    return f"{DISCARD} {card}"
+def write_take(action: _Taken) -> str:
+    """The notation of taking the discard pile: ``take``, then the notation of the meld that uses
+    its top card at once, if any (``take meld 5S 6S 7S``)."""
+    meld = action.meld
+    return "take" if meld is None else f"take {meld}"
+
+
+def write_discard(action: _Discarded) -> str:
+    """The notation of discarding ``action.card`` (``discard KC``)."""
+    return f"discard {action.card}"
 
 
 # --- reading --------------------------------------------------------------------------------------

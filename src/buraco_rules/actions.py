@@ -27,7 +27,7 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
-from .action_notation import DRAW, write_add, write_discard, write_meld, write_take
+from .action_notation import write_add, write_discard, write_draw, write_meld, write_take
 from .cards import DECK, Card, is_card, parse_cards
 from .errors import MalformedAction
 from .quoting import QUOTE_CHARS, describe
@@ -129,8 +129,7 @@ def _take_meld(value: Any) -> NewMeld | AddToMeld | None:
 class DrawFromStock:
     """Draw the top card of the stock (R4)."""
 
-    def __str__(self) -> str:
-        return DRAW
+    __str__ = write_draw
 
 
 @attrs.frozen(cache_hash=True)
@@ -139,8 +138,7 @@ class NewMeld:
 
     cards: tuple[Card, ...] = attrs.field(converter=_new_meld_cards)
 
-    def __str__(self) -> str:
-        return write_meld(self.cards)
+    __str__ = write_meld
 
 
 @attrs.frozen(cache_hash=True)
@@ -151,8 +149,7 @@ class AddToMeld:
     meld: int = attrs.field(converter=_meld_index)
     cards: tuple[Card, ...] = attrs.field(converter=_add_cards)
 
-    def __str__(self) -> str:
-        return write_add(self.meld, self.cards)
+    __str__ = write_add
 
 
 @attrs.frozen(cache_hash=True)
@@ -166,8 +163,7 @@ class TakeDiscardPile:
 
     meld: NewMeld | AddToMeld | None = attrs.field(default=None, converter=_take_meld)
 
-    def __str__(self) -> str:
-        return write_take(None if self.meld is None else str(self.meld))
+    __str__ = write_take
 
 
 @attrs.frozen(cache_hash=True)
@@ -176,8 +172,7 @@ class Discard:
 
     card: Card = attrs.field(converter=_discard_card)
 
-    def __str__(self) -> str:
-        return write_discard(self.card)
+    __str__ = write_discard
 
 
 Action: TypeAlias = DrawFromStock | TakeDiscardPile | NewMeld | AddToMeld | Discard
