@@ -28,6 +28,7 @@ from .going_out import (
     stock_exhausted,
 )
 from .melds import Meld, MeldKind, classify, meld_error, sets_by_rank
+from .opening import Refusal, discard_refusal, meld_refusal, take_refusal
 from .quoting import describe
 from .state import TEAM, GameState, Phase
 
@@ -222,7 +223,14 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
                 "be allowed to discard (R13, R14)",
             )
         _check_leaves(state, TEAM[seat], hand_after_take(remaining, pile), melds)
+    _raise(take_refusal(state, melds))
     return _changed_meld(melds, inner)
+
+
+def _raise(refusal: Refusal | None) -> None:
+    """Raise the refusal a constraint returned, if any."""
+    if refusal is not None:
+        raise IllegalAction(*refusal)
 
 
 def _changed_meld(melds: tuple[Meld, ...], action: NewMeld | AddToMeld) -> Meld:
@@ -235,7 +243,9 @@ def _check_meld(state: GameState, action: NewMeld | AddToMeld) -> Meld:
     remaining = _take_from_hand(state.hands[seat], cards)
     melds = _team_melds_after(state, action, cards)
     _check_leaves(state, TEAM[seat], remaining, melds, banned_after(state, cards))
-    return _changed_meld(melds, action)
+    meld = _changed_meld(melds, action)
+    _raise(meld_refusal(state, action, meld))
+    return meld
 
 
 def _check_leaves(
@@ -279,3 +289,4 @@ def _check_discard(state: GameState, action: Discard) -> None:
         else:
             reason = f"your team needs {needs} to go out (R13)"
         raise IllegalAction(ErrorCode.CANNOT_GO_OUT, f"you cannot discard your last card: {reason}")
+    _raise(discard_refusal(state))

@@ -23,6 +23,7 @@ from .checks import check, well_formed
 from .decks import check_deck
 from .errors import ErrorCode, IllegalAction
 from .movegen import Generated, generate
+from .opening import restrict
 from .quoting import describe, kind_of
 from .recipes import result_of
 from .rules import RuleSet
@@ -114,6 +115,8 @@ def _generated(state: GameState) -> Generated:
     cached = state._legal
     if cached is None:
         cached = generate(state)
+        if state.rules.minimum_opening:  # a house rule across the turn (R25)
+            cached = restrict(state, cached)
         object.__setattr__(state, "_legal", cached)  # a cache: not part of the state's value
     return cached
 
