@@ -23,6 +23,7 @@ from typing import Final
 from . import transitions
 from .actions import Action, AddToMeld, Discard, NewMeld, TakeDiscardPile
 from .cards import Card
+from .constraints import Refusal
 from .errors import ErrorCode
 from .melds import Meld
 from .movegen import Generated, generate
@@ -44,9 +45,6 @@ SEARCH_NODES: Final = 48
 """The most states :func:`reaches` expands (generates the melds of) for one meld: past it the
 meld is not allowed. A bound, so that a hand of many cards costs a bounded time; a meld refused
 for it is refused the same way whenever it is asked (the search is deterministic)."""
-
-Refusal = tuple[ErrorCode, str]
-"""A refusal: its code and the sentence for the player."""
 
 _RULE: Final = "(R25, a house rule: RuleSet.minimum_opening)"
 
