@@ -122,13 +122,22 @@ def _generated(state: GameState) -> Generated:
 
 
 def is_legal(state: GameState, action: object) -> bool:
-    """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``."""
+    """Whether ``apply(state, action)`` would succeed.
+
+    Once the legal actions of ``state`` are listed, a look-up in the list (the one ``apply``
+    makes). Before, the checker decides this one action without listing the others, as
+    python-chess does: it accepts exactly what the generator lists (the brute-force tests hold
+    them to it, listed actions and perturbed ones alike), and ``apply`` on such a state goes by
+    what the action holds, as the checker does."""
     try:
-        if state._legal is None and not _formed(action):  # decided before any cache, as apply
-            return False
-        actions, recipes = _generated(state)
-        return _listed_index(actions, recipes, action) >= 0
-    except Exception:  # an object whose comparison fails is no legal action
+        listing = state._legal
+        if listing is None:
+            if not _formed(action):  # decided before any cache, as apply
+                return False
+            check(state, action)
+            return True
+        return _listed_index(listing[0], listing[1], action) >= 0
+    except Exception:  # an IllegalAction, or an object whose comparison fails: no legal action
         return False
 
 
