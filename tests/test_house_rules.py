@@ -298,6 +298,9 @@ def test_R25_house_minimum_opening_generator_lists_exactly_what_the_checker_acce
                 continue
             actions = br.legal_actions(state)
             assert set(actions) == accepted(state)
+            # The same list on a re-deal of what the seat cannot see (hidden information).
+            seen = br.view(state, state.current_player)
+            assert br.legal_actions(br.determinize(seen, rng)) == actions
             _, recipes = state._legal or ((), ())
             for action, recipe in zip(actions, recipes, strict=True):
                 if type(recipe) is tuple:
