@@ -1,7 +1,8 @@
 """The reducer of hand states: ``new_game``, and ``legal_actions``, ``is_legal``, ``apply`` and
 ``why_illegal`` of a :class:`GameState`.
 
-A state's legal actions are generated once (:mod:`buraco_rules.movegen`) and kept with it;
+A state's legal actions are generated once (:mod:`buraco_rules.movegen`; under the minimum
+opening house rule, filtered by :func:`buraco_rules.opening.restrict`) and kept with it;
 ``apply`` accepts exactly those and builds the next state (:mod:`buraco_rules.transitions`) without
 changing its input, and anything else is explained by the checker (:mod:`buraco_rules.checks`),
 which the tests hold the generator to.
