@@ -305,5 +305,10 @@ def test_R25_house_minimum_opening_generator_lists_exactly_what_the_checker_acce
             for action, recipe in zip(actions, recipes, strict=True):
                 if type(recipe) is tuple:
                     assert result_of(state, recipe) == check(state, action)
+                    if below and state.phase is br.Phase.PLAY:
+                        # Consistent from one step to the next: every meld listed in an opening
+                        # turn leads to a state with a legal action (opened, or a meld on).
+                        after = br.apply(state, action)
+                        assert after.is_over or br.legal_actions(after)
             opening_states += state.phase is br.Phase.PLAY and bool(state.melds[team]) and below
     assert opening_states > 0
