@@ -92,9 +92,9 @@ def test_the_going_out_canasta_and_the_table_points_are_asked_not_rederived() ->
             for n in ast.walk(node)  # type: ignore[arg-type]
         )
 
-    # checks.py names the canasta in its message; the bots weigh keeping a meld clean; the kit's
-    # machine recomputes the scores as an oracle, independently.
-    assert where(reads_the_clean_rule) == ["bots/heuristics.py", "checks.py", "going_out.py"]
+    # constraints.py names the canasta in its message; the bots weigh keeping a meld clean; the
+    # kit's machine recomputes the scores as an oracle, independently.
+    assert where(reads_the_clean_rule) == ["bots/heuristics.py", "constraints.py", "going_out.py"]
     assert where(sums_bonuses) == ["scoring.py", "testing/machine.py"]
     heuristics = (SRC / "bots" / "heuristics.py").read_text(encoding="utf-8")
     assert "has_required_canasta(" in heuristics and "public_points" in heuristics

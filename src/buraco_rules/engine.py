@@ -55,7 +55,8 @@ def _hand_of(match: object) -> GameState:
 
 
 def is_legal(state: GameState | PlayerView | Match, action: object) -> bool:
-    """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``.
+    """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``,
+    which the checker decides for this one action where the list is not made yet.
 
     Given a :class:`PlayerView`, whether the server would accept ``action`` from that seat (always
     False for a seat that is not the one to act).

@@ -27,6 +27,11 @@ class ErrorCode(enum.StrEnum):
     ACE_LOW_ONLY = "ace-low-only"
     """A run that puts an ace above the king where the ace is low only (``RuleSet.ace_low_only``,
     a house rule every preset leaves off)."""
+    MINIMUM_OPENING = "minimum-opening"
+    """A house rule every preset leaves off (``RuleSet.minimum_opening``, R25): the team's first
+    cards on the table this turn would stay short of the minimum opening: a discard before it is
+    reached, a meld after which it cannot be reached this turn, or a closed-pile take whose meld
+    does not reach it."""
     TOO_MANY_WILDCARDS = "too-many-wildcards"
     """The meld would hold more than one wildcard (R7)."""
     NO_SUCH_MELD = "no-such-meld"

@@ -10,6 +10,11 @@ a quick test on those bitmasks skips every suit and meld that cannot take part i
 most of them, and the search runs on the rest. R14 is applied afterwards, and only to options big
 enough to matter. Each action is listed with its *recipe*, the meld index and cards it was built
 from, from which ``apply`` lays the meld it makes.
+
+The rulings it decides beyond a meld's shape (the stock, R11, R13, R14) are the predicates of
+:mod:`buraco_rules.constraints`, asked as a yes/no (the checker raises what they return); the
+shape of a meld and the cards held are decided by the search itself, the documented fast filter
+that the brute-force tests hold equal to the checker's predicates.
 """
 
 from __future__ import annotations
@@ -19,16 +24,8 @@ from typing import Final
 
 from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from .cards import Card, all_cards
-from .going_out import (
-    banned_after,
-    kept_after_take,
-    may_discard,
-    may_discard_last,
-    may_keep_after_take,
-    may_leave,
-    remove_cards,
-    stock_exhausted,
-)
+from .constraints import empty_stock, last_discard, leaves, leaves_after_take, taken_card
+from .going_out import banned_after, kept_after_take, remove_cards
 from .melds import IS_WILD, Meld, sets_by_rank
 from .meldsearch import (
     NOTHING_FIXED,
@@ -243,7 +240,7 @@ def _play_actions(state: GameState) -> Generated:
             if remaining is None:
                 raise corrupt_hand(state)
             melds = _melds_once_made(state, index, cards)
-            if not may_leave(state, team, remaining, melds, banned_after(state, cards)):
+            if leaves(state, team, remaining, melds, banned_after(state, cards)) is not None:
                 continue
         action, own = _meld_action(index, cards)
         actions.append(action)
@@ -251,13 +248,15 @@ def _play_actions(state: GameState) -> Generated:
     banned = state.taken_single_card
     discards: Collection[Card]
     if size == 1:
-        last = may_discard_last(state, team, hand[0], state.melds[team], banned)
-        discards = (hand[0],) if last else ()
+        last = last_discard(state, team, hand[0], state.melds[team], banned)
+        discards = (hand[0],) if last is None else ()
     elif banned is None:
         discards = dict.fromkeys(hand)
     else:
-        # R11 (may_discard) has a say only over the banned card itself.
-        discards = [c for c in dict.fromkeys(hand) if c != banned or may_discard(hand, c, banned)]
+        # R11 (taken_card) has a say only over the banned card itself.
+        discards = [
+            c for c in dict.fromkeys(hand) if c != banned or taken_card(hand, c, banned) is None
+        ]
     # Each kept Discard is checked to hold its card still (see _discard), here inline: it is the
     # most frequent action.
     actions += [d if (d := _DISCARD[c]).card is _CARDS[c] else _discard(c) for c in discards]
@@ -277,7 +276,7 @@ def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> t
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
     draw: Generated = (
-        ((), ()) if stock_exhausted(state.rules, state.stock) else ((_DRAW,), (None,))
+        ((), ()) if empty_stock(state) is not None else ((_DRAW,), (None,))
     )  # the turn change ends the hand before that (R15, R21)
     if not pile:
         return draw
@@ -299,7 +298,7 @@ def _draw_actions(state: GameState) -> Generated:
             if remaining is None:
                 raise corrupt_hand(state)
             melds = _melds_once_made(state, index, cards)
-            if not may_keep_after_take(state, team, remaining, rest, melds):
+            if leaves_after_take(state, team, remaining, pile, melds) is not None:
                 continue
         take, _, own = _take_action(index, cards)
         actions.append(take)

@@ -1,7 +1,8 @@
 """The reducer of hand states: ``new_game``, and ``legal_actions``, ``is_legal``, ``apply`` and
 ``why_illegal`` of a :class:`GameState`.
 
-A state's legal actions are generated once (:mod:`buraco_rules.movegen`) and kept with it;
+A state's legal actions are generated once (:mod:`buraco_rules.movegen`; under the minimum
+opening house rule, filtered by :func:`buraco_rules.opening.restrict`) and kept with it;
 ``apply`` accepts exactly those and builds the next state (:mod:`buraco_rules.transitions`) without
 changing its input, and anything else is explained by the checker (:mod:`buraco_rules.checks`),
 which the tests hold the generator to.
@@ -23,6 +24,7 @@ from .checks import check, well_formed
 from .decks import check_deck
 from .errors import ErrorCode, IllegalAction
 from .movegen import Generated, generate
+from .opening import restrict
 from .quoting import describe, kind_of
 from .recipes import result_of
 from .rules import RuleSet
@@ -114,18 +116,29 @@ def _generated(state: GameState) -> Generated:
     cached = state._legal
     if cached is None:
         cached = generate(state)
+        if state.rules.minimum_opening:  # a house rule across the turn (R25)
+            cached = restrict(state, cached)
         object.__setattr__(state, "_legal", cached)  # a cache: not part of the state's value
     return cached
 
 
 def is_legal(state: GameState, action: object) -> bool:
-    """Whether ``apply(state, action)`` would succeed: membership in ``legal_actions(state)``."""
+    """Whether ``apply(state, action)`` would succeed.
+
+    Once the legal actions of ``state`` are listed, a look-up in the list (the one ``apply``
+    makes). Before, the checker decides this one action without listing the others, as
+    python-chess does: it accepts exactly what the generator lists (the brute-force tests hold
+    them to it, listed actions and perturbed ones alike), and ``apply`` on such a state goes by
+    what the action holds, as the checker does."""
     try:
-        if state._legal is None and not _formed(action):  # decided before any cache, as apply
-            return False
-        actions, recipes = _generated(state)
-        return _listed_index(actions, recipes, action) >= 0
-    except Exception:  # an object whose comparison fails is no legal action
+        listing = state._legal
+        if listing is None:
+            if not _formed(action):  # decided before any cache, as apply
+                return False
+            check(state, action)
+            return True
+        return _listed_index(listing[0], listing[1], action) >= 0
+    except Exception:  # an IllegalAction, or an object whose comparison fails: no legal action
         return False
 
 

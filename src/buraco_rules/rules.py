@@ -197,6 +197,17 @@ def _player_counts(instance: object, attribute: attrs.Attribute[Any], value: obj
         _refuse(instance, attribute, "a non-empty tuple of distinct counts from (2, 4)", value)
 
 
+MIN_OPENING: Final = 15
+"""R25: the smallest minimum opening a rule set may ask for (other than 0, off): one ace."""
+MAX_OPENING: Final = 150
+"""R25: the largest (Canasta's highest opening requirement)."""
+
+
+def _opening(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not int or not (value == 0 or MIN_OPENING <= value <= MAX_OPENING):
+        _refuse(instance, attribute, f"0 or an int from {MIN_OPENING} to {MAX_OPENING}", value)
+
+
 @attrs.frozen(kw_only=True)
 class RuleSet:
     """Everything a variant decides. Each field names the ruling (``R``-id) it implements."""
@@ -225,6 +236,10 @@ class RuleSet:
     ace_low_only: bool = ruled("R6", boolean, default=False)
     """A house rule (every preset leaves it off): the ace is low only, A-2-3 but no Q-K-A, so a
     run holds one ace at most. Refused with ``ace-low-only``."""
+    minimum_opening: int = ruled("R25", _opening, default=0)
+    """R25, a house rule (every preset leaves it at 0, off): a team's first cards on the table,
+    laid in one turn, must be worth at least this many card points (R17) before the turn ends;
+    0, or from 15 to 150. Refused with ``minimum-opening``."""
     closed_discard_pile: bool = ruled("R10", boolean)
     """R10: taking the pile needs its top card in a meld at once; otherwise it is open (R11)."""
     single_taken_card_discard_banned: bool = ruled("R11", boolean)

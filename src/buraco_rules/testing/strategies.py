@@ -92,6 +92,9 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
     if preset.sets_allowed:
         changes["max_set_size"] = draw(st.integers(min_value=7, max_value=9), label="R5 set size")
     changes["ace_low_only"] = draw(st.booleans(), label="house rule: the ace low only")
+    changes["minimum_opening"] = draw(
+        st.sampled_from([0, 15, 50, 90, 150]), label="house rule: the minimum opening (R25)"
+    )
     try:
         return attrs.evolve(preset, **changes)
     except InvalidRules:
@@ -101,9 +104,9 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
 def rule_sets(*, house_rules: bool = True) -> st.SearchStrategy[RuleSet]:
     """The presets of :mod:`buraco_rules.variants` and, unless ``house_rules=False``, valid
     house-rule variations of them (hand and extra-pile sizes, a closed or open pile, ace and set
-    limits, going-out conditions, the stock's reserve, bonuses, penalties, match targets; any
-    combination the rules refuse with ``InvalidRules`` is skipped), shrinking towards the
-    presets."""
+    limits, the ace low only, a minimum opening, going-out conditions, the stock's reserve,
+    bonuses, penalties, match targets; any combination the rules refuse with ``InvalidRules`` is
+    skipped), shrinking towards the presets."""
     if not isinstance(house_rules, bool):
         raise InvalidArgument(f"house_rules must be a bool, not {house_rules!r}")
     presets = st.sampled_from(_PRESETS)
