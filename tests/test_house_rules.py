@@ -312,3 +312,34 @@ def test_R25_house_minimum_opening_generator_lists_exactly_what_the_checker_acce
                         assert after.is_over or br.legal_actions(after)
             opening_states += state.phase is br.Phase.PLAY and bool(state.melds[team]) and below
     assert opening_states > 0
+
+
+@pytest.mark.parametrize("rules", OPENING, ids=lambda r: r.name)
+def test_R25_house_minimum_opening_validate_refuses_a_short_table_no_move_makes(
+    rules: br.RuleSet,
+) -> None:
+    short = br.apply(opening_turn(rules, "JH"), br.NewMeld("3S 4S 5S"))
+    assert br.validate(short) is short  # the opening turn, still able to reach 50
+    # The same table in the next seat's turn: no move leads there, the turn could not end.
+    elsewhere = attrs.evolve(short, current_player=1, phase=br.Phase.DRAW)
+    with pytest.raises(br.InvalidState, match=r"short of the minimum opening of 50 outside"):
+        br.validate(elsewhere)
+    # The same turn, but the 8-9-10 (with the jack) is gone from the hand: 50 is out of reach.
+    # (the cards go to the stock, so that the deck stays whole)
+    gone = {"8", "9", "10", "J"}
+    hand = tuple(c for c in short.hands[0] if c.pretty[:-1] not in gone)
+    moved = tuple(c for c in short.hands[0] if c.pretty[:-1] in gone)
+    stuck = attrs.evolve(short, hands=(hand, *short.hands[1:]), stock=short.stock + moved)
+    with pytest.raises(br.InvalidState, match=r"cannot reach it this turn"):
+        br.validate(stuck)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=st.sampled_from(CONFIGS), seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_R25_house_minimum_opening_every_state_played_validates(
+    config: tuple[br.RuleSet, int], seed: int
+) -> None:
+    rules, players = config
+    rules = attrs.evolve(rules, minimum_opening=50)
+    for state in play_randomly(br.new_game(rules, players, seed=seed), random.Random(seed)):
+        assert br.validate(state) is state

@@ -27,6 +27,7 @@ from .decks import DECK_COUNTS
 from .errors import InvalidState
 from .going_out import has_required_canasta, may_discard_last, stock_exhausted
 from .melds import Meld, MeldKind, classify
+from .opening import SEARCH_NODES, reaches, short
 from .quoting import describe, kind_of
 from .rules import RuleSet
 from .state import TEAM, GameState, Phase
@@ -264,6 +265,7 @@ def _phase_problems(state: GameState) -> Iterator[str]:
             )
     went_out = state.went_out
     yield from _idle_problems(state)
+    yield from _opening_problems(state)
     if phase is not Phase.OVER:
         if went_out is not None:
             yield "a team went out, but the hand is not over (R13)"
@@ -300,6 +302,27 @@ def _phase_problems(state: GameState) -> Iterator[str]:
         yield f"team {went_out} went out without taking its extra pile (R12, R13)"
     elif not has_required_canasta(state.rules, state.melds[went_out]):
         yield f"team {went_out} went out without the canasta it needs (R13)"
+
+
+def _opening_problems(state: GameState) -> Iterator[str]:
+    # A team's table short of the minimum opening (R25) exists only within the turn that opened
+    # it, and only while that turn can still reach the minimum: otherwise the seat to act would
+    # have no legal action (the discard is refused, and no meld is listed).
+    seat = state.current_player
+    for team, melds in enumerate(state.melds):
+        if not short(state, melds):
+            continue
+        if state.phase is not Phase.PLAY or team != TEAM[seat]:
+            yield (
+                f"team {team}'s table is short of the minimum opening of "
+                f"{state.rules.minimum_opening} outside its opening turn: no move leads there (R25)"
+            )
+        elif not reaches(state, False, [SEARCH_NODES]):
+            yield (
+                f"team {team}'s table is short of the minimum opening of "
+                f"{state.rules.minimum_opening} and seat {seat} cannot reach it this turn: no move "
+                "leads there (R25)"
+            )
 
 
 def _idle_problems(state: GameState) -> Iterator[str]:
