@@ -40,11 +40,13 @@ __all__ = [
     "Fixed",
     "RunFacts",
     "SuitHand",
+    "counted_set_options",
     "might_extend",
     "might_start",
     "might_start_with_top",
     "might_take",
     "might_take_onto",
+    "new_runs",
     "run_facts",
     "run_options",
     "run_shapes",
@@ -96,9 +98,13 @@ class SuitHand:
     """What a hand offers a run of one suit: the positions of its natural cards 3-K (``mask``,
     bits 3-13), its copies of the suit's ace and 2, one of each other wild card it holds (a joker,
     other suits' 2s) in id order; and, for the quick tests, every position it can fill (``held``)
-    and whether it holds a wild card at all."""
+    and whether it holds a wild card at all.
 
-    __slots__ = ("aces", "held", "mask", "others", "twos", "wild")
+    The generator's offers are shared (see :func:`suit_hands`) and never written to after they are
+    built, but for ``new_runs``: the hand's new runs of the suit, kept with the offer once searched
+    (by the rules' ace limits), so that a suit no step has changed is not searched again."""
+
+    __slots__ = ("aces", "held", "mask", "new_runs", "others", "twos", "wild")
 
     def __init__(self, mask: int, aces: int, twos: int, others: tuple[Card, ...]) -> None:
         self.mask = mask
@@ -107,6 +113,7 @@ class SuitHand:
         self.others = others
         self.held = mask | (ACE_BITS if aces else 0) | (TWO_BIT if twos else 0)
         self.wild = bool(others or twos)
+        self.new_runs: tuple[int, bool, tuple[tuple[int, tuple[Card, ...]], ...]] | None = None
 
 
 def wild_kinds(hand: tuple[Card, ...]) -> tuple[Card, ...]:
@@ -127,16 +134,52 @@ def suit_hand(hand: tuple[Card, ...], suit: int, wilds: tuple[Card, ...]) -> Sui
 
 
 def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
-    """The four :class:`SuitHand` of a sorted hand."""
-    masks = [0, 0, 0, 0, 0]
-    for c in hand:
-        masks[_SUIT[c]] |= _MIDDLE_BIT[c]
-    twos = [hand.count(two) for two in _TWOS]
-    wilds = tuple(two for two, n in zip(_TWOS, twos, strict=True) if n)
-    if hand and hand[-1] == _J:
+    """The four :class:`SuitHand` of a sorted hand (each equal to :func:`suit_hand`'s).
+
+    Fast path: a step changes one suit of one hand, so the hand is cut at the suits' bounds (the
+    hand is sorted by id, id = suit x 13 + rank) and each suit's cards, with the other wild kinds
+    held, are looked up in a memo of offers: the suits a step left alone find the very offer the
+    previous state of that seat built, with its searched new runs (``SuitHand.new_runs``). A test
+    holds it to :func:`suit_hand` on random hands."""
+    c1 = bisect_left(hand, 13)
+    c2 = bisect_left(hand, 26, c1)
+    c3 = bisect_left(hand, 39, c2)
+    c4 = bisect_left(hand, 52, c3)
+    parts = (hand[:c1], hand[c1:c2], hand[c2:c3], hand[c3:c4])
+    wilds = tuple([_TWOS[s] for s in range(4) if _TWOS[s] in parts[s]])
+    if c4 < len(hand):
         wilds += (_CARDS[_J],)
     others = _others_by_suit(wilds)
-    return [SuitHand(masks[s], hand.count(_ACES[s]), twos[s], others[s]) for s in range(4)]
+    return [_offer(s, parts[s], others[s]) for s in range(4)]
+
+
+@memoised(maxsize=1 << 13)  # one per suit's cards and other wild kinds: a few small ints
+def _offer(suit: int, cards: tuple[Card, ...], others: tuple[Card, ...]) -> SuitHand:
+    """The :class:`SuitHand` of the cards ``cards`` of ``suit`` (sorted) with the other wild kinds
+    ``others``."""
+    mask = 0
+    for c in cards:
+        mask |= _MIDDLE_BIT[c]
+    return SuitHand(mask, cards.count(_ACES[suit]), cards.count(_TWOS[suit]), others)
+
+
+def new_runs(
+    suit: int, offer: SuitHand, max_aces: int, low_only: bool
+) -> tuple[tuple[int, tuple[Card, ...]], ...]:
+    """The new runs of ``suit`` that ``offer`` allows, each as the generator's option ``(-1,
+    cards)``: :func:`run_options` with nothing fixed, kept with the offer once searched (a shared
+    offer is a suit's cards that recur from state to state; see :func:`suit_hands`)."""
+    kept = offer.new_runs
+    if kept is not None and kept[0] == max_aces and kept[1] is low_only:
+        return kept[2]
+    found = tuple(
+        [
+            (-1, cards)
+            for cards in run_options(suit, offer, NOTHING_FIXED, max_aces, low_only=low_only)
+        ]
+    )
+    offer.new_runs = (max_aces, low_only, found)
+    return found
 
 
 @memoised(maxsize=1 << 5)  # one per set of wild kinds: 2s of four suits, a joker
@@ -504,6 +547,14 @@ def set_options(
     kinds ``wilds`` such that ``meld`` + S is a valid set (with no meld: S alone is a new set),
     in id order, sorted (R5, R7)."""
     counts = tuple([hand.count(c) for c in _RANK_CARDS[rank]])
+    return counted_set_options(rank, counts, wilds, meld, max_size)
+
+
+def counted_set_options(
+    rank: int, counts: tuple[int, ...], wilds: tuple[Card, ...], meld: Meld | None, max_size: int
+) -> tuple[tuple[Card, ...], ...]:
+    """:func:`set_options`, given how many of each suit's card of ``rank`` the hand holds
+    (``counts``, by suit): the generator counts a hand's cards once for all ranks."""
     # Positional, as in run_options: the memo key is built at C speed.
     if meld is None:
         return _set_cards(rank, counts, wilds, max_size, True, True)

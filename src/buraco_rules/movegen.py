@@ -32,13 +32,14 @@ from .going_out import (
 from .melds import IS_WILD, Meld, sets_by_rank
 from .meldsearch import (
     NOTHING_FIXED,
+    counted_set_options,
     might_extend,
     might_start,
     might_start_with_top,
     might_take_onto,
+    new_runs,
     run_facts,
     run_options,
-    set_options,
     suit_hand,
     suit_hands,
     wild_kinds,
@@ -49,8 +50,6 @@ from .recipes import corrupt_hand, melds_with, result_of
 from .state import TEAM, GameState, Listed, Phase
 
 _CARDS: Final = all_cards()
-_SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
-"""By card id: the rank a natural card makes sets of (0 = ace), or 13 for a wild card."""
 _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
@@ -151,10 +150,7 @@ def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
     for s in range(4):
         offer = offers[s]
         if might_start(offer):
-            found += [
-                (-1, cards)
-                for cards in run_options(s, offer, NOTHING_FIXED, max_aces, low_only=low_only)
-            ]
+            found += new_runs(s, offer, max_aces, low_only)
         for i, meld in runs[s]:
             facts = run_facts(meld)
             if might_extend(offer, facts):
@@ -213,19 +209,23 @@ def _set_options(
     rules = state.rules
     cards = hand if top is None else tuple(sorted((*hand, top)))
     wilds = wild_kinds(cards)
-    counts = [0] * 14
+    # The hand is counted once by card (rather than each rank's four cards counted in the hand:
+    # fifty-two scans); a set's rank counts its natural cards of every suit, 2s being wild.
+    held_cards = [0] * 53
     for c in cards:
-        counts[_SET_RANK[c]] += 1
+        held_cards[c] += 1
     held = sets_by_rank(melds)
     only = -1 if top is None or IS_WILD[top] else top % 13
     found: list[Option] = []
     for r in range(13) if only < 0 else (only,):
         index = held.get(r, -1)
+        by_suit = (held_cards[r], held_cards[r + 13], held_cards[r + 26], held_cards[r + 39])
+        count = 0 if IS_WILD[r] else sum(by_suit)
         # R5: a team holds one set of a rank; more cards go onto it
-        if counts[r] < 2 if index < 0 else not (counts[r] or wilds):
+        if count < 2 if index < 0 else not (count or wilds):
             continue
         meld = melds[index] if index >= 0 else None
-        options = set_options(r, cards, wilds, meld, rules.max_set_size)
+        options = counted_set_options(r, by_suit, wilds, meld, rules.max_set_size)
         found += [(index, option) for option in options if top is None or top in option]
     return found
 
