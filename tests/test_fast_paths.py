@@ -8,10 +8,13 @@ brute-force tests of ``tests/test_movegen.py`` hold the whole generator to the c
 from __future__ import annotations
 
 import random
+from typing import Any, cast
 
 import pytest
 
-from buraco_rules import melds, variants
+import buraco_rules as br
+from buraco_rules import melds, movegen, variants
+from buraco_rules.bench.scaling import _state_with_hand
 from buraco_rules.cards import Card, all_cards
 from buraco_rules.meldsearch import (
     NOTHING_FIXED,
@@ -24,6 +27,7 @@ from buraco_rules.meldsearch import (
     wild_kinds,
 )
 from buraco_rules.memo import clear_caches
+from buraco_rules.transitions import replace
 
 CARDS = all_cards()
 TWO_DECKS = [*CARDS[:52], *CARDS[:52], *[CARDS[52]] * 4]
@@ -62,12 +66,7 @@ def test_new_runs_kept_with_an_offer_are_run_options_with_nothing_fixed(low_only
     for hand in random_hands(2, 150):
         for suit, offer in enumerate(suit_hands(hand)):
             for max_aces in (1, 2, 1):  # the second ask of 1 comes after the offer kept 2's
-                expected = tuple(
-                    (-1, cards)
-                    for cards in run_options(
-                        suit, offer, NOTHING_FIXED, max_aces, low_only=low_only
-                    )
-                )
+                expected = run_options(suit, offer, NOTHING_FIXED, max_aces, low_only=low_only)
                 assert new_runs(suit, offer, max_aces, low_only) == expected, (hand, suit)
                 assert new_runs(suit, offer, max_aces, low_only) == expected  # kept, the same
 
@@ -94,3 +93,63 @@ def test_counted_set_options_are_set_options() -> None:
                 assert counted_set_options(rank, by_suit, kinds, meld, rules.max_set_size) == (
                     set_options(rank, hand, kinds, meld, rules.max_set_size)
                 )
+
+
+def listing_option_by_option(state: br.GameState) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """The play phase's melds listed the simple way: each option of each group looked up alone
+    (the kept action, unless it was forced to change), R14 applied by the generator's own test."""
+    seat = state.current_player
+    hand = state.hands[seat]
+    actions: list[object] = []
+    recipes: list[object] = []
+    for index, options in movegen._option_groups(state, hand):
+        for cards in options:
+            if len(hand) - len(cards) < 2:
+                continue  # R14's cases are left to the generator: compared apart below
+            action, own = movegen._meld_action(index, cards)
+            actions.append(action)
+            recipes.append((index, own))
+    return tuple(actions), tuple(recipes)
+
+
+@pytest.mark.parametrize("name", ["italian", "buraco-fechado"])
+def test_grouped_listing_is_the_listing_option_by_option(name: str) -> None:
+    """The generator looks each group of options up at once (:func:`movegen._kept_group`); it
+    lists the very objects and recipes that looking each option up alone gives."""
+    rules = variants.get(name)
+    rng = random.Random(5)
+    compared = 0
+    for size in (11, 22, 44):
+        for _ in range(8):
+            state = _state_with_hand(rules, size, rng)
+            actions, recipes = movegen.generate(state)
+            melds = [(a, r) for a, r in zip(actions, recipes, strict=True) if type(r) is tuple]
+            expected_actions, expected_recipes = listing_option_by_option(state)
+            hand_size = len(state.hands[state.current_player])
+            kept = [(a, r) for a, r in melds if hand_size - len(cast(Any, r)[1]) >= 2]
+            assert [a for a, _ in kept] == list(expected_actions)
+            assert all(a is b for (a, _), b in zip(kept, expected_actions, strict=True))
+            assert [r for _, r in kept] == list(expected_recipes)
+            compared += len(kept)
+    assert compared > 1000
+
+
+def test_a_forced_kept_action_is_not_listed_by_a_group() -> None:
+    """A kept action forced to change (``object.__setattr__``) is replaced in the listing by a
+    fresh one holding the recipe's cards, even though its group is kept."""
+    rules = variants.ITALIAN
+    state = _state_with_hand(rules, 22, random.Random(9))
+    actions, recipes = movegen.generate(state)
+    index = next(i for i, r in enumerate(recipes) if type(r) is tuple)
+    victim: Any = actions[index]
+    original = victim.cards
+    object.__setattr__(victim, "cards", tuple(reversed(original)))
+    try:
+        again: Any
+        again_recipes: Any
+        again, again_recipes = movegen.generate(replace(state))
+        assert again[index] is not victim and again[index].cards is again_recipes[index][1]
+        assert again == actions[:index] + (again[index],) + actions[index + 1 :]
+        assert again[index].cards == original
+    finally:
+        object.__setattr__(victim, "cards", original)

@@ -96,19 +96,14 @@ def _positions(mask: int) -> tuple[int, ...]:
 
 def new_runs(
     suit: int, offer: SuitHand, max_aces: int, low_only: bool
-) -> tuple[tuple[int, tuple[Card, ...]], ...]:
-    """The new runs of ``suit`` that ``offer`` allows, each as the generator's option ``(-1,
-    cards)``: :func:`run_options` with nothing fixed, kept with the offer once searched (a shared
-    offer is a suit's cards that recur from state to state; see :func:`suit_hands`)."""
+) -> tuple[tuple[Card, ...], ...]:
+    """The new runs of ``suit`` that ``offer`` allows: :func:`run_options` with nothing fixed,
+    kept with the offer once searched (a shared offer is a suit's cards that recur from state to
+    state; see :func:`~buraco_rules.suithands.suit_hands`)."""
     kept = offer.new_runs
     if kept is not None and kept[0] == max_aces and kept[1] is low_only:
         return kept[2]
-    found = tuple(
-        [
-            (-1, cards)
-            for cards in run_options(suit, offer, NOTHING_FIXED, max_aces, low_only=low_only)
-        ]
-    )
+    found = run_options(suit, offer, NOTHING_FIXED, max_aces, low_only=low_only)
     offer.new_runs = (max_aces, low_only, found)
     return found
 

@@ -43,7 +43,7 @@ class SuitHand:
         self.others = others
         self.held = mask | (ACE_BITS if aces else 0) | (TWO_BIT if twos else 0)
         self.wild = bool(others or twos)
-        self.new_runs: tuple[int, bool, tuple[tuple[int, tuple[Card, ...]], ...]] | None = None
+        self.new_runs: tuple[int, bool, tuple[tuple[Card, ...], ...]] | None = None
 
 
 def wild_kinds(hand: tuple[Card, ...]) -> tuple[Card, ...]:
