@@ -40,7 +40,6 @@ from .meldsearch import (
     new_runs,
     run_facts,
     run_options,
-    suit_hand,
     suit_hands,
     wild_kinds,
     with_top,
@@ -50,6 +49,8 @@ from .recipes import corrupt_hand, melds_with, result_of
 from .state import TEAM, GameState, Listed, Phase
 
 _CARDS: Final = all_cards()
+_SET_RANKS: Final = tuple(r for r in range(13) if not IS_WILD[r])
+"""The ranks (0 = ace) of which sets are made: every rank but the 2s, which are wild (R7)."""
 _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
@@ -194,10 +195,12 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
     max_aces = rules.max_natural_aces_in_run
     low_only = rules.ace_low_only
     wild = IS_WILD[top]
-    kinds = wild_kinds(hand)
+    # The shared offers of the hand's suits (see suit_hands): the play state after the take finds
+    # those of the suits it left alone.
+    offers = suit_hands(hand)
     found: list[Option] = []
     for s in range(4) if wild else (top // 13,):
-        offer = suit_hand(hand, s, kinds)
+        offer = offers[s]
         if might_start_with_top(offer, s, top):
             fixed = with_top(s, NOTHING_FIXED, top)
             if fixed is not None:  # always: a natural top card is of suit s
@@ -242,13 +245,13 @@ def _set_options(
     held = sets_by_rank(melds)
     only = -1 if top is None or IS_WILD[top] else top % 13
     found: list[Group] = []
-    for r in range(13) if only < 0 else (only,):
+    for r in _SET_RANKS if only < 0 else (only,):
         index = held.get(r, -1)
-        by_suit = (held_cards[r], held_cards[r + 13], held_cards[r + 26], held_cards[r + 39])
-        count = 0 if IS_WILD[r] else sum(by_suit)
+        count = held_cards[r] + held_cards[r + 13] + held_cards[r + 26] + held_cards[r + 39]
         # R5: a team holds one set of a rank; more cards go onto it
         if count < 2 if index < 0 else not (count or wilds):
             continue
+        by_suit = (held_cards[r], held_cards[r + 13], held_cards[r + 26], held_cards[r + 39])
         meld = melds[index] if index >= 0 else None
         options = counted_set_options(r, by_suit, wilds, meld, rules.max_set_size)
         if top is not None:

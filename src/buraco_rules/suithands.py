@@ -83,7 +83,7 @@ def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
     return [_offer(s, parts[s], others[s]) for s in range(4)]
 
 
-@memoised(maxsize=1 << 13)  # one per suit's cards and other wild kinds: a few small ints
+@memoised(maxsize=1 << 14)  # one per suit's cards and other wild kinds: a few small ints
 def _offer(suit: int, cards: tuple[Card, ...], others: tuple[Card, ...]) -> SuitHand:
     """The :class:`SuitHand` of the cards ``cards`` of ``suit`` (sorted) with the other wild kinds
     ``others``."""
