@@ -17,16 +17,12 @@ from buraco_rules import melds, movegen, variants
 from buraco_rules.bench.scaling import _state_with_hand
 from buraco_rules.cards import Card, all_cards
 from buraco_rules.meldsearch import (
-    NOTHING_FIXED,
     counted_set_options,
-    new_runs,
-    run_options,
     set_options,
     suit_hand,
     suit_hands,
     wild_kinds,
 )
-from buraco_rules.memo import clear_caches
 from buraco_rules.transitions import replace
 
 CARDS = all_cards()
@@ -49,26 +45,12 @@ def random_hands(seed: int, count: int) -> list[tuple[Card, ...]]:
 
 
 def test_suit_hands_equal_suit_hand_of_each_suit() -> None:
-    """The memo of offers, keyed by a suit's cut of the hand, gives each suit the offer that
-    reading the whole hand gives (fails if a cut were off by one: a 2 or an ace would move)."""
+    """Reading the whole hand at once gives each suit the offer that reading that suit gives."""
     for hand in random_hands(1, 400):
         kinds = wild_kinds(hand)
         offers = suit_hands(hand)
         for suit in range(4):
             assert offer_fields(offers[suit]) == offer_fields(suit_hand(hand, suit, kinds)), hand
-
-
-@pytest.mark.parametrize("low_only", [False, True])
-def test_new_runs_kept_with_an_offer_are_run_options_with_nothing_fixed(low_only: bool) -> None:
-    """The new runs kept with a shared offer are those the search finds, whatever rules asked
-    before (the offer is shared by every table, and two rules may differ in their ace limits)."""
-    clear_caches()
-    for hand in random_hands(2, 150):
-        for suit, offer in enumerate(suit_hands(hand)):
-            for max_aces in (1, 2, 1):  # the second ask of 1 comes after the offer kept 2's
-                expected = run_options(suit, offer, NOTHING_FIXED, max_aces, low_only=low_only)
-                assert new_runs(suit, offer, max_aces, low_only) == expected, (hand, suit)
-                assert new_runs(suit, offer, max_aces, low_only) == expected  # kept, the same
 
 
 def test_counted_set_options_are_set_options() -> None:

@@ -52,7 +52,6 @@ __all__ = [
     "might_start_with_top",
     "might_take",
     "might_take_onto",
-    "new_runs",
     "run_facts",
     "run_options",
     "run_shapes",
@@ -92,20 +91,6 @@ class Shape(NamedTuple):
 @memoised(maxsize=1 << 15)  # one per mask of positions 0-14
 def _positions(mask: int) -> tuple[int, ...]:
     return tuple(p for p in range(15) if mask >> p & 1)
-
-
-def new_runs(
-    suit: int, offer: SuitHand, max_aces: int, low_only: bool
-) -> tuple[tuple[Card, ...], ...]:
-    """The new runs of ``suit`` that ``offer`` allows: :func:`run_options` with nothing fixed,
-    kept with the offer once searched (a shared offer is a suit's cards that recur from state to
-    state; see :func:`~buraco_rules.suithands.suit_hands`)."""
-    kept = offer.new_runs
-    if kept is not None and kept[0] == max_aces and kept[1] is low_only:
-        return kept[2]
-    found = run_options(suit, offer, NOTHING_FIXED, max_aces, low_only=low_only)
-    offer.new_runs = (max_aces, low_only, found)
-    return found
 
 
 class Fixed(NamedTuple):

@@ -37,9 +37,9 @@ from .meldsearch import (
     might_start,
     might_start_with_top,
     might_take_onto,
-    new_runs,
     run_facts,
     run_options,
+    suit_hand,
     suit_hands,
     wild_kinds,
     with_top,
@@ -95,7 +95,11 @@ def _kept_take(index: int, cards: tuple[Card, ...]) -> ListedTake:
     return _build_take(index, cards)
 
 
-@memoised(maxsize=1 << 13)
+_GROUPED: Final = 4
+"""From how many options of one search answer the generator looks their actions up as a group."""
+
+
+@memoised(maxsize=1 << 12)  # about 2 KB an entry: the bound stays that of the earlier caches
 def _kept_group(
     index: int, options: tuple[tuple[Card, ...], ...]
 ) -> tuple[tuple[NewMeld | AddToMeld, Option], ...]:
@@ -173,7 +177,7 @@ def _option_groups(state: GameState, hand: tuple[Card, ...]) -> list[Group]:
     for s in range(4):
         offer = offers[s]
         if might_start(offer):
-            options = new_runs(s, offer, max_aces, low_only)
+            options = run_options(s, offer, NOTHING_FIXED, max_aces, low_only=low_only)
             if options:
                 found.append((-1, options))
         for i, meld in runs[s]:
@@ -195,12 +199,10 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
     max_aces = rules.max_natural_aces_in_run
     low_only = rules.ace_low_only
     wild = IS_WILD[top]
-    # The shared offers of the hand's suits (see suit_hands): the play state after the take finds
-    # those of the suits it left alone.
-    offers = suit_hands(hand)
+    kinds = wild_kinds(hand)
     found: list[Option] = []
     for s in range(4) if wild else (top // 13,):
-        offer = offers[s]
+        offer = suit_hand(hand, s, kinds)
         if might_start_with_top(offer, s, top):
             fixed = with_top(s, NOTHING_FIXED, top)
             if fixed is not None:  # always: a natural top card is of suit s
@@ -269,7 +271,10 @@ def _play_actions(state: GameState) -> Generated:
     actions: list[Action] = []
     recipes: list[Listed] = []
     for index, options in _option_groups(state, hand):
-        for cards, (action, recipe) in zip(options, _kept_group(index, options), strict=True):
+        # Many options: look their actions up at once (see _kept_group); few: one by one, which
+        # costs less than building the group's key.
+        group = _kept_group(index, options) if len(options) >= _GROUPED else None
+        for k, cards in enumerate(options):
             if size - len(cards) < 2:  # R14 decides the big ones
                 remaining = remove_cards(hand, cards)
                 if remaining is None:
@@ -277,6 +282,12 @@ def _play_actions(state: GameState) -> Generated:
                 melds = _melds_once_made(state, index, cards)
                 if not may_leave(state, team, remaining, melds, banned_after(state, cards)):
                     continue
+            if group is None:
+                action, own = _meld_action(index, cards)
+                actions.append(action)
+                recipes.append((index, own))
+                continue
+            action, recipe = group[k]
             own = recipe[1]
             if not _intact(action, own, index):
                 action, own = _build_meld(index, cards)

@@ -20,6 +20,7 @@ _J: Final = 52
 _TWOS: Final = tuple(_CARDS[13 * s + 1] for s in range(4))
 _ACES: Final = tuple(_CARDS[13 * s] for s in range(4))
 _BIT: Final = POSITION_BITS
+_SUIT: Final = tuple(c // 13 for c in range(53))
 _MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] for c in range(53))
 """By card id: the position bit of a natural card 3-K, else 0."""
 
@@ -28,13 +29,9 @@ class SuitHand:
     """What a hand offers a run of one suit: the positions of its natural cards 3-K (``mask``,
     bits 3-13), its copies of the suit's ace and 2, one of each other wild card it holds (a joker,
     other suits' 2s) in id order; and, for the quick tests, every position it can fill (``held``)
-    and whether it holds a wild card at all.
+    and whether it holds a wild card at all."""
 
-    The generator's offers are shared (see :func:`suit_hands`) and never written to after they are
-    built, but for ``new_runs``: the hand's new runs of the suit, kept with the offer once searched
-    (by the rules' ace limits), so that a suit no step has changed is not searched again."""
-
-    __slots__ = ("aces", "held", "mask", "new_runs", "others", "twos", "wild")
+    __slots__ = ("aces", "held", "mask", "others", "twos", "wild")
 
     def __init__(self, mask: int, aces: int, twos: int, others: tuple[Card, ...]) -> None:
         self.mask = mask
@@ -43,7 +40,6 @@ class SuitHand:
         self.others = others
         self.held = mask | (ACE_BITS if aces else 0) | (TWO_BIT if twos else 0)
         self.wild = bool(others or twos)
-        self.new_runs: tuple[int, bool, tuple[tuple[Card, ...], ...]] | None = None
 
 
 def wild_kinds(hand: tuple[Card, ...]) -> tuple[Card, ...]:
@@ -64,33 +60,16 @@ def suit_hand(hand: tuple[Card, ...], suit: int, wilds: tuple[Card, ...]) -> Sui
 
 
 def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
-    """The four :class:`SuitHand` of a sorted hand (each equal to :func:`suit_hand`'s).
-
-    Fast path: a step changes one suit of one hand, so the hand is cut at the suits' bounds (the
-    hand is sorted by id, id = suit x 13 + rank) and each suit's cards, with the other wild kinds
-    held, are looked up in a memo of offers: the suits a step left alone find the very offer the
-    previous state of that seat built, with its searched new runs (``SuitHand.new_runs``). A test
-    holds it to :func:`suit_hand` on random hands."""
-    c1 = bisect_left(hand, 13)
-    c2 = bisect_left(hand, 26, c1)
-    c3 = bisect_left(hand, 39, c2)
-    c4 = bisect_left(hand, 52, c3)
-    parts = (hand[:c1], hand[c1:c2], hand[c2:c3], hand[c3:c4])
-    wilds = tuple([_TWOS[s] for s in range(4) if _TWOS[s] in parts[s]])
-    if c4 < len(hand):
+    """The four :class:`SuitHand` of a sorted hand (each equal to :func:`suit_hand`'s)."""
+    masks = [0, 0, 0, 0, 0]
+    for c in hand:
+        masks[_SUIT[c]] |= _MIDDLE_BIT[c]
+    twos = [hand.count(two) for two in _TWOS]
+    wilds = tuple(two for two, n in zip(_TWOS, twos, strict=True) if n)
+    if hand and hand[-1] == _J:
         wilds += (_CARDS[_J],)
     others = _others_by_suit(wilds)
-    return [_offer(s, parts[s], others[s]) for s in range(4)]
-
-
-@memoised(maxsize=1 << 14)  # one per suit's cards and other wild kinds: a few small ints
-def _offer(suit: int, cards: tuple[Card, ...], others: tuple[Card, ...]) -> SuitHand:
-    """The :class:`SuitHand` of the cards ``cards`` of ``suit`` (sorted) with the other wild kinds
-    ``others``."""
-    mask = 0
-    for c in cards:
-        mask |= _MIDDLE_BIT[c]
-    return SuitHand(mask, cards.count(_ACES[suit]), cards.count(_TWOS[suit]), others)
+    return [SuitHand(masks[s], hand.count(_ACES[s]), twos[s], others[s]) for s in range(4)]
 
 
 @memoised(maxsize=1 << 5)  # one per set of wild kinds: 2s of four suits, a joker
