@@ -78,3 +78,27 @@ def test_adapters_mode_refuses_a_count_below_one() -> None:
     with pytest.raises(SystemExit) as exit_:
         bench.main(["--adapters", "0"])
     assert exit_.value.code == 2
+
+
+def test_by_hand_size_mode_reports_each_size(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench.main(["--by-hand-size", "--variant", "italian", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert [r["hand_size"] for r in rows] == list(bench.HAND_SIZES)
+    # More cards list more actions (on average over the same number of random states).
+    assert rows[0]["mean_legal_actions"] < rows[-1]["mean_legal_actions"]
+    assert all(r["us_per_listed_action"] > 0 and r["us_legal_tokens"] > 0 for r in rows)
+
+
+def test_hand_size_states_hold_the_hand_asked_for_and_every_card() -> None:
+    import random
+
+    import buraco_rules as br
+    from buraco_rules.bench.scaling import _state_with_hand
+
+    rng = random.Random(7)
+    for rules in (br.variants.ITALIAN, br.variants.BURACO_FECHADO):
+        for size in (5, 11, 72):
+            state = _state_with_hand(rules, size, rng)
+            assert len(state.hands[state.current_player]) == size
+            # Every card where some legal hand could hold it: validate checks the 108 cards.
+            assert br.validate(state) is state

@@ -3,16 +3,15 @@
 A run is searched by arithmetic on bitmasks of positions (1-14, see :mod:`buraco_rules.melds`):
 the natural cards of a valid run cover an interval of positions with at most one hole, which
 its one wildcard fills (R7, R8). A hand is read once into what it offers each suit
-(:class:`SuitHand`); quick tests on those masks rule out most suits and melds at once; the search
-proper (:func:`run_shapes`) walks the intervals of positions, sees only small integers, and is
-memoised on them, so that all suits, hands and melds with the same shape share one entry.
-Sets (Italian Buraco) are searched per rank.
+(:class:`SuitHand`, in :mod:`buraco_rules.suithands`); quick tests on those masks rule out most
+suits and melds at once; the search proper (:func:`run_shapes`) walks the intervals of positions,
+sees only small integers, and is memoised on them, so that all suits, hands and melds with the
+same shape share one entry. Sets (Italian Buraco) are searched per rank, in
+:mod:`buraco_rules.setsearch`; both modules' names are re-exported here.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from itertools import product
 from typing import Final, NamedTuple
 
 from .cards import Card, all_cards
@@ -34,12 +33,20 @@ from .positions import (
     natural_twos_in,
     wildcard_floats,
 )
+from .setsearch import counted_set_options as counted_set_options
+from .setsearch import set_options as set_options
+from .setsearch import set_shapes as set_shapes
+from .suithands import SuitHand as SuitHand
+from .suithands import suit_hand as suit_hand
+from .suithands import suit_hands as suit_hands
+from .suithands import wild_kinds as wild_kinds
 
 __all__ = [
     "NOTHING_FIXED",
     "Fixed",
     "RunFacts",
     "SuitHand",
+    "counted_set_options",
     "might_extend",
     "might_start",
     "might_start_with_top",
@@ -57,16 +64,10 @@ __all__ = [
 ]
 
 _CARDS: Final = all_cards()
-_J: Final = 52
 _RANK: Final = tuple(c % 13 for c in range(53))
 _SUIT: Final = tuple(c // 13 for c in range(53))
 _BIT: Final = POSITION_BITS
 _TWOS: Final = tuple(_CARDS[13 * s + 1] for s in range(4))
-_ACES: Final = tuple(_CARDS[13 * s] for s in range(4))
-_RANK_CARDS: Final = tuple(tuple(_CARDS[r + 13 * s] for s in range(4)) for r in range(13))
-"""By rank (0 = ace): its card in each suit."""
-_MIDDLE_BIT: Final = tuple(0 if IS_WILD[c] or c % 13 == 0 else POSITION_BITS[c] for c in range(53))
-"""By card id: the position bit of a natural card 3-K, else 0."""
 _FREE_FROM: Final = 5
 _ABOVE_FREE: Final = 1 << 12
 """Runs whose cards all lie in positions 5-11 can reach neither an ace nor a natural 2."""
@@ -90,60 +91,6 @@ class Shape(NamedTuple):
 @memoised(maxsize=1 << 15)  # one per mask of positions 0-14
 def _positions(mask: int) -> tuple[int, ...]:
     return tuple(p for p in range(15) if mask >> p & 1)
-
-
-class SuitHand:
-    """What a hand offers a run of one suit: the positions of its natural cards 3-K (``mask``,
-    bits 3-13), its copies of the suit's ace and 2, one of each other wild card it holds (a joker,
-    other suits' 2s) in id order; and, for the quick tests, every position it can fill (``held``)
-    and whether it holds a wild card at all."""
-
-    __slots__ = ("aces", "held", "mask", "others", "twos", "wild")
-
-    def __init__(self, mask: int, aces: int, twos: int, others: tuple[Card, ...]) -> None:
-        self.mask = mask
-        self.aces = aces
-        self.twos = twos
-        self.others = others
-        self.held = mask | (ACE_BITS if aces else 0) | (TWO_BIT if twos else 0)
-        self.wild = bool(others or twos)
-
-
-def wild_kinds(hand: tuple[Card, ...]) -> tuple[Card, ...]:
-    """One of each wild card in the sorted ``hand``: its 2s by suit, then a joker."""
-    kinds = tuple(two for two in _TWOS if two in hand)
-    return (*kinds, _CARDS[_J]) if hand and hand[-1] == _J else kinds
-
-
-def suit_hand(hand: tuple[Card, ...], suit: int, wilds: tuple[Card, ...]) -> SuitHand:
-    """What the sorted ``hand`` (with its :func:`wild_kinds` ``wilds``) offers a run of ``suit``."""
-    base = 13 * suit
-    mask = 0
-    for c in hand[bisect_left(hand, base + 2) : bisect_left(hand, base + 13)]:
-        mask |= _BIT[c]
-    own_two = _CARDS[base + 1]
-    twos = hand.count(own_two) if own_two in wilds else 0
-    return SuitHand(mask, hand.count(_CARDS[base]), twos, _others_by_suit(wilds)[suit])
-
-
-def suit_hands(hand: tuple[Card, ...]) -> list[SuitHand]:
-    """The four :class:`SuitHand` of a sorted hand."""
-    masks = [0, 0, 0, 0, 0]
-    for c in hand:
-        masks[_SUIT[c]] |= _MIDDLE_BIT[c]
-    twos = [hand.count(two) for two in _TWOS]
-    wilds = tuple(two for two, n in zip(_TWOS, twos, strict=True) if n)
-    if hand and hand[-1] == _J:
-        wilds += (_CARDS[_J],)
-    others = _others_by_suit(wilds)
-    return [SuitHand(masks[s], hand.count(_ACES[s]), twos[s], others[s]) for s in range(4)]
-
-
-@memoised(maxsize=1 << 5)  # one per set of wild kinds: 2s of four suits, a joker
-def _others_by_suit(wilds: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    """By suit: the wild kinds ``wilds`` less that suit's own 2, which is no other wild card to a
-    run of its suit."""
-    return tuple(tuple(w for w in wilds if w != _TWOS[s]) for s in range(4))
 
 
 class Fixed(NamedTuple):
@@ -495,55 +442,3 @@ def run_shapes(
 _NO_WILD: Final = -1
 _OWN_TWO: Final = -2
 _FIXED_WILD: Final = -3
-
-
-def set_options(
-    rank: int, hand: tuple[Card, ...], wilds: tuple[Card, ...], meld: Meld | None, max_size: int
-) -> tuple[tuple[Card, ...], ...]:
-    """Every sub-multiset S of the sorted ``hand``'s cards of ``rank`` (0 = ace) and its wild
-    kinds ``wilds`` such that ``meld`` + S is a valid set (with no meld: S alone is a new set),
-    in id order, sorted (R5, R7)."""
-    counts = tuple([hand.count(c) for c in _RANK_CARDS[rank]])
-    # Positional, as in run_options: the memo key is built at C speed.
-    if meld is None:
-        return _set_cards(rank, counts, wilds, max_size, True, True)
-    room = max_size - len(meld.cards)
-    return _set_cards(rank, counts, wilds, room, meld.wildcard is None, False)
-
-
-@memoised(maxsize=1 << 13)
-def _set_cards(
-    rank: int,
-    counts: tuple[int, ...],
-    wilds: tuple[Card, ...],
-    room: int,
-    wild_allowed: bool,
-    new: bool,
-) -> tuple[tuple[Card, ...], ...]:
-    naturals = _RANK_CARDS[rank]
-    found = []
-    for *taken, wild in set_shapes(counts, len(wilds), room, wild_allowed=wild_allowed, new=new):
-        chosen = tuple(c for c, k in zip(naturals, taken, strict=True) for _ in range(k))
-        if wild >= 0:
-            chosen = tuple(sorted((*chosen, wilds[wild])))
-        found.append(chosen)
-    found.sort()
-    return tuple(found)
-
-
-@memoised(maxsize=1 << 12)
-def set_shapes(
-    counts: tuple[int, ...], wilds: int, room: int, *, wild_allowed: bool, new: bool
-) -> tuple[tuple[int, ...], ...]:
-    """The ways to take cards for a set: how many of each suit's card of the rank (``counts``
-    held), and which of the ``wilds`` wild kinds (-1 for none), at most ``room`` cards in all; a
-    new set needs two natural cards and three cards (R5), and a set holds one wildcard (R7)."""
-    found = []
-    for taken in product(*(range(n + 1) for n in counts)):
-        size = sum(taken)
-        for wild in range(-1, wilds if wild_allowed else 0):
-            total = size + (wild >= 0)
-            if not 0 < total <= room or (new and (size < 2 or total < 3)):
-                continue
-            found.append((*taken, wild))
-    return tuple(found)

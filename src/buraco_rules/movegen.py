@@ -29,13 +29,13 @@ from .going_out import banned_after, kept_after_take, remove_cards
 from .melds import IS_WILD, Meld, sets_by_rank
 from .meldsearch import (
     NOTHING_FIXED,
+    counted_set_options,
     might_extend,
     might_start,
     might_start_with_top,
     might_take_onto,
     run_facts,
     run_options,
-    set_options,
     suit_hand,
     suit_hands,
     wild_kinds,
@@ -46,8 +46,8 @@ from .recipes import corrupt_hand, melds_with, result_of
 from .state import TEAM, GameState, Listed, Phase
 
 _CARDS: Final = all_cards()
-_SET_RANK: Final = tuple(13 if IS_WILD[c] else c % 13 for c in range(53))
-"""By card id: the rank a natural card makes sets of (0 = ace), or 13 for a wild card."""
+_SET_RANKS: Final = tuple(r for r in range(13) if not IS_WILD[r])
+"""The ranks (0 = ace) of which sets are made: every rank but the 2s, which are wild (R7)."""
 _DRAW: Final = DrawFromStock()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
@@ -57,6 +57,8 @@ Generated = tuple[tuple[Action, ...], tuple[Listed, ...]]
 
 Option = tuple[int, tuple[Card, ...]]
 """A meld index (-1: a new meld) and the cards to put there."""
+Group = tuple[int, tuple[tuple[Card, ...], ...]]
+"""A meld index (-1: new melds) and the search's tuple of the cards of each option for it."""
 
 ListedMeld = tuple[NewMeld | AddToMeld, tuple[Card, ...]]
 """A meld-making action and the very tuple of cards it was built with."""
@@ -88,6 +90,28 @@ def _kept_meld(index: int, cards: tuple[Card, ...]) -> ListedMeld:
 @memoised(maxsize=1 << 12)
 def _kept_take(index: int, cards: tuple[Card, ...]) -> ListedTake:
     return _build_take(index, cards)
+
+
+_GROUPED: Final = 4
+"""From how many options of one search answer the generator looks their actions up as a group."""
+
+
+@memoised(maxsize=1 << 12)  # about 2 KB an entry: the bound stays that of the earlier caches
+def _kept_group(
+    index: int, options: tuple[tuple[Card, ...], ...]
+) -> tuple[tuple[NewMeld | AddToMeld, Option], ...]:
+    """The kept action of each of a search's ``options`` for meld ``index``, with its recipe.
+
+    Fast path: the search's answers are memoised tuples that recur from state to state, so their
+    actions are looked up once per group rather than once per option (a look-up hashes the
+    option's cards, and a hand of 70 cards lists thousands of long melds). Each is the action
+    :func:`_meld_action` gives; the generator still checks each to be intact before it lists it
+    (a test holds the listing to the one made option by option)."""
+    found = []
+    for cards in options:
+        action, own = _meld_action(index, cards)
+        found.append((action, (index, own)))
+    return tuple(found)
 
 
 def _intact(action: NewMeld | AddToMeld, own: tuple[Card, ...], index: int) -> bool:
@@ -133,8 +157,10 @@ def generate(state: GameState) -> Generated:
     return (), ()
 
 
-def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
-    """Every new meld and addition that ``hand`` allows (ignoring R14), in the documented order."""
+def _option_groups(state: GameState, hand: tuple[Card, ...]) -> list[Group]:
+    """Every new meld and addition that ``hand`` allows (ignoring R14), in the documented order,
+    as groups: a meld index (-1 for new melds) and the very tuple of card tuples the search
+    returned for it (memoised, so that it recurs from state to state: see :func:`_kept_group`)."""
     rules = state.rules
     melds = state.melds[TEAM[state.current_player]]
     max_aces = rules.max_natural_aces_in_run
@@ -144,21 +170,19 @@ def _options(state: GameState, hand: tuple[Card, ...]) -> list[Option]:
         if meld.suit is not None:
             runs[meld.suit].append((i, meld))
     offers = suit_hands(hand)
-    found: list[Option] = []
+    found: list[Group] = []
     for s in range(4):
         offer = offers[s]
         if might_start(offer):
-            found += [
-                (-1, cards)
-                for cards in run_options(s, offer, NOTHING_FIXED, max_aces, low_only=low_only)
-            ]
+            options = run_options(s, offer, NOTHING_FIXED, max_aces, low_only=low_only)
+            if options:
+                found.append((-1, options))
         for i, meld in runs[s]:
             facts = run_facts(meld)
             if might_extend(offer, facts):
-                found += [
-                    (i, cards)
-                    for cards in run_options(s, offer, facts.fixed, max_aces, low_only=low_only)
-                ]
+                options = run_options(s, offer, facts.fixed, max_aces, low_only=low_only)
+                if options:
+                    found.append((i, options))
     if rules.sets_allowed:
         found += _set_options(state, hand, None, melds)
     return found
@@ -192,7 +216,8 @@ def _take_options(state: GameState, hand: tuple[Card, ...], top: Card) -> list[O
                     i, run_options(s, offer, fixed, max_aces, take=True, low_only=low_only), top
                 )
     if rules.sets_allowed:
-        found += _set_options(state, hand, top, melds)
+        for index, options in _set_options(state, hand, top, melds):
+            found += [(index, cards) for cards in options]
     return found
 
 
@@ -205,25 +230,33 @@ def _tagged(index: int, options: tuple[tuple[Card, ...], ...], top: Card) -> lis
 
 def _set_options(
     state: GameState, hand: tuple[Card, ...], top: Card | None, melds: tuple[Meld, ...]
-) -> list[Option]:
-    """New sets and additions to sets, rank by rank (R5); with ``top``, those that use it."""
+) -> list[Group]:
+    """New sets and additions to sets, rank by rank (R5), as groups (see
+    :func:`_option_groups`); with ``top``, those that use it."""
     rules = state.rules
     cards = hand if top is None else tuple(sorted((*hand, top)))
     wilds = wild_kinds(cards)
-    counts = [0] * 14
+    # The hand is counted once by card (rather than each rank's four cards counted in the hand:
+    # fifty-two scans); a set's rank counts its natural cards of every suit, 2s being wild.
+    held_cards = [0] * 53
     for c in cards:
-        counts[_SET_RANK[c]] += 1
+        held_cards[c] += 1
     held = sets_by_rank(melds)
     only = -1 if top is None or IS_WILD[top] else top % 13
-    found: list[Option] = []
-    for r in range(13) if only < 0 else (only,):
+    found: list[Group] = []
+    for r in _SET_RANKS if only < 0 else (only,):
         index = held.get(r, -1)
+        count = held_cards[r] + held_cards[r + 13] + held_cards[r + 26] + held_cards[r + 39]
         # R5: a team holds one set of a rank; more cards go onto it
-        if counts[r] < 2 if index < 0 else not (counts[r] or wilds):
+        if count < 2 if index < 0 else not (count or wilds):
             continue
+        by_suit = (held_cards[r], held_cards[r + 13], held_cards[r + 26], held_cards[r + 39])
         meld = melds[index] if index >= 0 else None
-        options = set_options(r, cards, wilds, meld, rules.max_set_size)
-        found += [(index, option) for option in options if top is None or top in option]
+        options = counted_set_options(r, by_suit, wilds, meld, rules.max_set_size)
+        if top is not None:
+            options = tuple([option for option in options if top in option])
+        if options:
+            found.append((index, options))
     return found
 
 
@@ -234,17 +267,30 @@ def _play_actions(state: GameState) -> Generated:
     size = len(hand)
     actions: list[Action] = []
     recipes: list[Listed] = []
-    for index, cards in _options(state, hand):
-        if size - len(cards) < 2:  # R14 decides the big ones
-            remaining = remove_cards(hand, cards)
-            if remaining is None:
-                raise corrupt_hand(state)
-            melds = _melds_once_made(state, index, cards)
-            if leaves(state, team, remaining, melds, banned_after(state, cards)) is not None:
+    for index, options in _option_groups(state, hand):
+        # Many options: look their actions up at once (see _kept_group); few: one by one, which
+        # costs less than building the group's key.
+        group = _kept_group(index, options) if len(options) >= _GROUPED else None
+        for k, cards in enumerate(options):
+            if size - len(cards) < 2:  # R14 decides the big ones
+                remaining = remove_cards(hand, cards)
+                if remaining is None:
+                    raise corrupt_hand(state)
+                melds = _melds_once_made(state, index, cards)
+                if leaves(state, team, remaining, melds, banned_after(state, cards)) is not None:
+                    continue
+            if group is None:
+                action, own = _meld_action(index, cards)
+                actions.append(action)
+                recipes.append((index, own))
                 continue
-        action, own = _meld_action(index, cards)
-        actions.append(action)
-        recipes.append((index, own))
+            action, recipe = group[k]
+            own = recipe[1]
+            if not _intact(action, own, index):
+                action, own = _build_meld(index, cards)
+                recipe = (index, own)
+            actions.append(action)
+            recipes.append(recipe)
     banned = state.taken_single_card
     discards: Collection[Card]
     if size == 1:
