@@ -98,6 +98,9 @@ class GameResult:
     """Per seat, the decisions its bot made (a single legal action included)."""
     thinking: tuple[float, ...] = attrs.field(eq=False)
     """Per seat, the seconds its bot spent choosing (not part of equality: it varies)."""
+    cpu: tuple[float, ...] = attrs.field(eq=False, default=())
+    """Per seat, the CPU seconds its bot spent choosing (``time.thread_time``: what it costs,
+    whatever else the machine runs; not part of equality)."""
 
     @property
     def winner(self) -> int | None:
@@ -122,15 +125,17 @@ def play_game(
     rngs = [random.Random(game_seed(seed, seat)) for seat in range(players)]
     decisions = [0] * players
     thinking = [0.0] * players
+    cpu = [0.0] * players
     turns = steps = 0
-    clock = time.perf_counter
+    clock, cpu_clock = time.perf_counter, time.thread_time
     while not state.is_over:
         seat = state.current_player
         if state.phase is Phase.DRAW:
             turns += 1
-        start = clock()
+        start, cpu_start = clock(), cpu_clock()
         action = bots[seat].choose(view(state, seat), rngs[seat])
         thinking[seat] += clock() - start
+        cpu[seat] += cpu_clock() - cpu_start
         decisions[seat] += 1
         state = apply(state, action, player=seat)
         steps += 1
@@ -148,6 +153,7 @@ def play_game(
         termination=ending,
         decisions=tuple(decisions),
         thinking=tuple(thinking),
+        cpu=tuple(cpu),
     )
 
 

@@ -48,9 +48,10 @@ class MonteCarloBot:
     keeps the search from following the luckiest of several candidates when the playouts are
     few); ties go to GreedyBot's choice.
 
-    The budget is ``playouts`` sampled deals per decision, or ``seconds`` of thinking per
-    decision, whichever ends first (at least one playout). Give ``playouts=None`` to think by time
-    only. Bad settings are a ``ValueError``.
+    The budget is ``playouts`` sampled deals per decision, or ``seconds`` of CPU time per
+    decision (``time.thread_time``: the thinking thread's own), whichever ends first (at least
+    one playout). Give ``playouts=None`` to think by time only. Bad settings are a
+    ``ValueError``.
     """
 
     playouts: int | None = attrs.field(default=48, validator=_positive)
@@ -75,7 +76,7 @@ class MonteCarloBot:
             return candidates[0]
         team = view.team
         totals = [0.0] * len(candidates)
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        deadline = None if self.seconds is None else time.thread_time() + self.seconds
         done = 0
         while True:
             world = determinize(view, rng)
@@ -84,7 +85,7 @@ class MonteCarloBot:
             done += 1
             if self.playouts is not None and done >= self.playouts:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.thread_time() >= deadline:
                 break
         best = max(range(len(candidates)), key=lambda j: (totals[j], -j))
         if (totals[best] - totals[0]) / done < self.margin:

@@ -1,0 +1,193 @@
+"""ISMCTSBot: information-set Monte Carlo tree search over the bot's own turn, greedy rollouts."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+import attrs
+
+from ..actions import Action, AddToMeld, NewMeld
+from ..determinize import determinize
+from ..engine import apply, legal_actions
+from ..state import GameState
+from ..views import PlayerView, view
+from .heuristics import MELD_FIRST, Assessment, rank_actions
+from .montecarlo import _leaf_value, _rollout
+
+__all__ = ["ISMCTSBot"]
+
+
+def _positive(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise ValueError(f"{attribute.name} must be a number or None, not {value!r}")
+    if value is not None and not 0 < value < math.inf:
+        raise ValueError(f"{attribute.name} must be a positive number, not {value!r}")
+
+
+def _whole(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and (type(value) is not int or value < 1):
+        raise ValueError(f"{attribute.name} must be a whole number of 1 or more, not {value!r}")
+
+
+def _number(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{attribute.name} must be a finite number, not {value!r}")
+
+
+def _flag(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not bool:
+        raise ValueError(f"{attribute.name} must be True or False, not {value!r}")
+
+
+class _Node:
+    """One of the bot's decisions in its turn, reached by the actions played before it in the
+    turn. The statistics are of the iterations that went through it; ``available`` counts the
+    iterations in which it could have been chosen at its parent (ISMCTS: the sampled deal
+    decides which actions a node offers, e.g. after a card drawn from the stock)."""
+
+    __slots__ = ("available", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.available = 0
+        self.total = 0.0
+        self.children: dict[Action, _Node] = {}
+
+
+@attrs.frozen
+class ISMCTSBot:
+    """Information-set Monte Carlo tree search from a player's view.
+
+    Each iteration deals the unseen cards at random into a full state consistent with the view
+    (:func:`buraco_rules.determinize`, with the bot's ``rng``), then walks a tree of the bot's own
+    decisions for the rest of its turn: at each decision the actions the sampled deal offers are
+    ranked by GreedyBot's heuristics and only the best ``widening * sqrt(visits + 1)`` of them
+    are open (progressive widening: the big sets of melds stay cheap), an untried open action is
+    tried first, and among tried ones UCB1 picks, counted over the iterations in which each was
+    available. When the turn passes, GreedyBot plays every seat for ``horizon`` more turns and the
+    result is the difference of the teams' scores (R16; an unfinished hand as if it ended then,
+    cards still in hand at ``hand_weight`` of their value), divided by ``scale`` points. The
+    action played is the root's most visited (ties: the better mean, then GreedyBot's order).
+
+    With ``greedy_melds`` (the default) a decision at which GreedyBot would lay a meld lays it
+    without searching, in the game and in the tree: the search goes into the draw (stock or pile)
+    and the discard, where the measured gains are, and into whether to meld at all when GreedyBot
+    would not.
+
+    The budget is ``playouts`` iterations per decision or ``seconds`` of CPU time per decision
+    (``time.thread_time``: the thinking thread's own, whatever else the machine runs), whichever
+    ends first (at least one iteration); ``playouts=None`` thinks by time only (then the choice
+    depends on the machine's speed, not only on ``rng``).
+    A decision with one legal action costs nothing. Bad settings are a ``ValueError``.
+    """
+
+    playouts: int | None = attrs.field(default=96, validator=_whole)
+    seconds: float | None = attrs.field(default=None, validator=_positive)
+    horizon: int = attrs.field(default=8, validator=_whole)
+    exploration: float = attrs.field(default=0.5, validator=_number)
+    widening: float = attrs.field(default=2.0, validator=_positive)
+    hand_weight: float = attrs.field(default=0.5, validator=_number)
+    scale: float = attrs.field(default=500.0, validator=_positive)
+    greedy_melds: bool = attrs.field(default=True, validator=_flag)
+
+    def __attrs_post_init__(self) -> None:
+        if self.playouts is None and self.seconds is None:
+            raise ValueError("give a budget: playouts=, seconds= or both")
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        """The root action the search visited most in ``view``."""
+        actions = legal_actions(view)
+        if len(actions) == 1:
+            return actions[0]
+        ranked = rank_actions(Assessment(view), actions)
+        if self.greedy_melds and _lays_greedily(actions[ranked[0][1]], ranked[0][0]):
+            return actions[ranked[0][1]]
+        root = self.search(view, rng)
+        order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
+        tried = [a for a in root.children if a in order]
+        if not tried:  # cannot happen: the root's actions are the view's; play GreedyBot's
+            return actions[ranked[0][1]]
+
+        def key(action: Action) -> tuple[int, float, int]:
+            child = root.children[action]
+            return (child.visits, child.total / max(1, child.visits), -order[action])
+
+        return max(tried, key=key)
+
+    def search(self, seen: PlayerView, rng: random.Random) -> _Node:
+        """Run the search from ``seen``; the root of its tree."""
+        root = _Node()
+        deadline = None if self.seconds is None else time.thread_time() + self.seconds
+        done = 0
+        while True:
+            self._iterate(root, determinize(seen, rng), seen.seat, seen.team)
+            done += 1
+            if self.playouts is not None and done >= self.playouts:
+                break
+            if deadline is not None and time.thread_time() >= deadline:
+                break
+        return root
+
+    def _iterate(self, root: _Node, state: GameState, seat: int, team: int) -> None:
+        """One iteration: selection and expansion down the bot's turn in the sampled deal
+        ``state``, a greedy rollout, and the result backed up the path."""
+        node = root
+        path = [root]
+        expanded = False
+        while not expanded and not state.is_over and state.current_player == seat:
+            actions = legal_actions(state)
+            if len(actions) == 1:
+                state = apply(state, actions[0])  # forced: no decision, no node
+                continue
+            ranked = rank_actions(Assessment(view(state, seat)), actions)
+            if self.greedy_melds and _lays_greedily(actions[ranked[0][1]], ranked[0][0]):
+                state = apply(state, actions[ranked[0][1]])
+                continue
+            open_count = max(1, int(self.widening * math.sqrt(node.visits + 1)))
+            candidates = [actions[i] for _, i in ranked[:open_count]]
+            children = node.children
+            chosen = None
+            for action in candidates:
+                if action not in children:
+                    chosen = action
+                    children[action] = _Node()
+                    expanded = True
+                    break
+            for action in candidates:
+                if action in children:
+                    children[action].available += 1
+            if chosen is None:
+                chosen = self._select(children, candidates)
+            node = children[chosen]
+            path.append(node)
+            state = apply(state, chosen)
+        if state.is_over:
+            value = _leaf_value(state, team, self.hand_weight)
+        else:
+            value = _rollout(state, team, self.horizon, self.hand_weight)
+        reward = value / self.scale
+        for visited in path:
+            visited.visits += 1
+            visited.total += reward
+
+    def _select(self, children: dict[Action, _Node], candidates: list[Action]) -> Action:
+        """UCB1 over the tried candidates, with each one's availability count for the log term
+        (ties: the first in GreedyBot's order)."""
+        c = self.exploration
+        best, best_value = candidates[0], -math.inf
+        for action in candidates:
+            child = children[action]
+            value = child.total / child.visits + c * math.sqrt(
+                math.log(max(1, child.available)) / child.visits
+            )
+            if value > best_value:
+                best, best_value = action, value
+        return best
+
+
+def _lays_greedily(action: Action, worth: float) -> bool:
+    """Whether GreedyBot's choice is a meld it lays for gain (ranked above every discard)."""
+    return (type(action) is NewMeld or type(action) is AddToMeld) and worth > MELD_FIRST

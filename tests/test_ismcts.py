@@ -1,0 +1,142 @@
+"""ISMCTSBot: it is shown views only, plays legal choices only, is replayable from its rng, keeps
+to its playout budget (counted, never timed), and plays every variant with 2 and 4 players."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.bots import (
+    BOT_NAMES,
+    SEARCH_BOTS,
+    GreedyBot,
+    ISMCTSBot,
+    MonteCarloBot,
+    bot_from_name,
+)
+from buraco_rules.bots import ismcts as ismcts_module
+from buraco_rules.simulate import play_game
+from test_bots import CONFIGS, IDS, Recording, _play
+
+TINY = ISMCTSBot(playouts=3, horizon=1)
+
+
+def _decision(rules: br.RuleSet, seed: int, steps: int) -> br.PlayerView:
+    """The view of the seat to act after GreedyBot has played ``steps`` actions of a deal, at a
+    decision with more than one legal action."""
+    state = br.new_game(rules, 2, seed=seed)
+    greedy = GreedyBot()
+    done = 0
+    while True:
+        seen = br.view(state, state.current_player)
+        if done >= steps and len(br.legal_actions(seen)) > 1:
+            return seen
+        state = br.apply(state, greedy.choose(seen, random.Random(0)))
+        done += 1
+
+
+@pytest.mark.parametrize(("rules", "players"), CONFIGS, ids=IDS)
+def test_ismcts_gets_views_only_and_plays_legally(rules: br.RuleSet, players: int) -> None:
+    bots = [Recording(TINY if seat % 2 == 0 else GreedyBot()) for seat in range(players)]
+    _play(bots, rules, seed=players)
+
+
+@pytest.mark.parametrize("greedy_melds", [True, False])
+def test_ismcts_searching_every_decision_plays_legally(greedy_melds: bool) -> None:
+    bot = ISMCTSBot(playouts=4, horizon=1, greedy_melds=greedy_melds, widening=5.0)
+    _play([Recording(bot), Recording(GreedyBot())], variants.ITALIAN, seed=3)
+
+
+def test_ismcts_is_replayable_from_its_rng() -> None:
+    bot = ISMCTSBot(playouts=6, horizon=2)
+    seen = _decision(variants.BURACO_FECHADO, seed=4, steps=9)
+    assert bot.choose(seen, random.Random(7)) == bot.choose(seen, random.Random(7))
+    first = play_game(variants.CANASTA_STBL, [bot, GreedyBot()], seed=11)
+    again = play_game(variants.CANASTA_STBL, [bot, GreedyBot()], seed=11)
+    assert first == again
+
+
+def test_ismcts_keeps_to_its_playout_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt: list[int] = []
+    real = ismcts_module.determinize
+
+    def counting(seen: br.PlayerView, rng: random.Random) -> br.GameState:
+        dealt.append(1)
+        return real(seen, rng)
+
+    monkeypatch.setattr(ismcts_module, "determinize", counting)
+    for playouts in (1, 5, 17):
+        bot = ISMCTSBot(playouts=playouts, horizon=1, greedy_melds=False)
+        for steps in (0, 1, 7):
+            seen = _decision(variants.ITALIAN, seed=5, steps=steps)
+            dealt.clear()
+            bot.choose(seen, random.Random(1))
+            assert len(dealt) == playouts  # one sampled deal per iteration, exactly the budget
+            root = bot.search(seen, random.Random(1))
+            assert root.visits == playouts
+            assert sum(child.visits for child in root.children.values()) == playouts
+
+
+def test_ismcts_one_legal_action_costs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(seen: br.PlayerView, rng: random.Random) -> br.GameState:
+        raise AssertionError("searched a forced decision")
+
+    monkeypatch.setattr(ismcts_module, "determinize", refuse)
+    state = br.new_game(variants.BURACO_FECHADO, 2, seed=2)
+    seen = br.view(state, state.current_player)
+    forced = [a for a in br.legal_actions(seen)]
+    if len(forced) == 1:
+        assert ISMCTSBot().choose(seen, random.Random(0)) == forced[0]
+    # A meld GreedyBot would lay is laid without a search (greedy_melds).
+    greedy = GreedyBot()
+    for seed in range(30):
+        state = br.new_game(variants.CANASTA_STBL, 2, seed=seed)
+        state = br.apply(state, br.DrawFromStock())
+        seen = br.view(state, state.current_player)
+        choice = greedy.choose(seen, random.Random(0))
+        if type(choice) in (br.NewMeld, br.AddToMeld):
+            assert ISMCTSBot().choose(seen, random.Random(0)) == choice
+            return
+    pytest.fail("no deal of 30 offered a meld after the draw")
+
+
+def test_ismcts_search_explores_beyond_greedy_choice() -> None:
+    seen = _decision(variants.ITALIAN, seed=6, steps=0)
+    root = ISMCTSBot(playouts=40, horizon=1).search(seen, random.Random(2))
+    assert len(root.children) >= 2  # progressive widening opened more than GreedyBot's choice
+    assert all(a in br.legal_actions(seen) for a in root.children)
+
+
+def test_ismcts_budget_and_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="give a budget"):
+        ISMCTSBot(playouts=None)
+    for bad in (
+        {"playouts": 0},
+        {"playouts": 2.5},
+        {"seconds": 0},
+        {"seconds": float("nan")},
+        {"horizon": 0},
+        {"widening": -1},
+        {"scale": 0},
+        {"exploration": float("inf")},
+        {"greedy_melds": 1},
+    ):
+        with pytest.raises(ValueError):
+            ISMCTSBot(**bad)  # type: ignore[arg-type]
+    assert ISMCTSBot(playouts=None, seconds=0.01).seconds == 0.01
+
+
+def test_ismcts_is_made_by_name_with_a_budget() -> None:
+    assert "ismcts" in BOT_NAMES and set(SEARCH_BOTS) <= set(BOT_NAMES)
+    assert bot_from_name("ismcts") == ISMCTSBot()
+    assert bot_from_name("ismcts:12") == ISMCTSBot(playouts=12)
+    assert bot_from_name("ismcts:0.25s") == ISMCTSBot(playouts=None, seconds=0.25)
+    assert bot_from_name("mc:7") == MonteCarloBot(playouts=7)
+    assert bot_from_name("montecarlo:1.5s") == MonteCarloBot(playouts=None, seconds=1.5)
+    for bad in ("ismcts:", "ismcts:0", "ismcts:-3", "ismcts:1e3", "ismcts:0s", "ismcts:nans",
+                "greedy:3", "ismcts:" + "9" * 50, "ismcts:2000000"):  # fmt: skip
+        with pytest.raises(ValueError):
+            bot_from_name(bad)
