@@ -46,8 +46,11 @@ def test_ismcts_gets_views_only_and_plays_legally(rules: br.RuleSet, players: in
 
 @pytest.mark.parametrize("greedy_melds", [True, False])
 def test_ismcts_searching_every_decision_plays_legally(greedy_melds: bool) -> None:
-    bot = ISMCTSBot(playouts=4, horizon=1, greedy_melds=greedy_melds, widening=5.0)
-    _play([Recording(bot), Recording(GreedyBot())], variants.ITALIAN, seed=3)
+    for paired in (True, False):
+        bot = ISMCTSBot(
+            playouts=4, horizon=1, greedy_melds=greedy_melds, widening=5.0, paired=paired
+        )
+        _play([Recording(bot), Recording(GreedyBot())], variants.ITALIAN, seed=3)
 
 
 def test_ismcts_is_replayable_from_its_rng() -> None:
@@ -68,8 +71,8 @@ def test_ismcts_keeps_to_its_playout_budget(monkeypatch: pytest.MonkeyPatch) -> 
         return real(seen, rng)
 
     monkeypatch.setattr(ismcts_module, "determinize", counting)
-    for playouts in (1, 5, 17):
-        bot = ISMCTSBot(playouts=playouts, horizon=1, greedy_melds=False)
+    for playouts, paired in ((1, True), (5, False), (17, True), (17, False)):
+        bot = ISMCTSBot(playouts=playouts, horizon=1, greedy_melds=False, paired=paired)
         for steps in (0, 1, 7):
             seen = _decision(variants.ITALIAN, seed=5, steps=steps)
             dealt.clear()
@@ -77,7 +80,12 @@ def test_ismcts_keeps_to_its_playout_budget(monkeypatch: pytest.MonkeyPatch) -> 
             assert len(dealt) == playouts  # one sampled deal per iteration, exactly the budget
             root = bot.search(seen, random.Random(1))
             assert root.visits == playouts
-            assert sum(child.visits for child in root.children.values()) == playouts
+            visits = [child.visits for child in root.children.values()]
+            if paired:  # every candidate played on every sampled deal
+                assert len(visits) == min(bot.candidates, len(br.legal_actions(seen)))
+                assert visits == [playouts] * len(visits)
+            else:  # one root action per iteration
+                assert sum(visits) == playouts
 
 
 def test_ismcts_one_legal_action_costs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,9 +113,12 @@ def test_ismcts_one_legal_action_costs_nothing(monkeypatch: pytest.MonkeyPatch) 
 
 def test_ismcts_search_explores_beyond_greedy_choice() -> None:
     seen = _decision(variants.ITALIAN, seed=6, steps=0)
-    root = ISMCTSBot(playouts=40, horizon=1).search(seen, random.Random(2))
+    root = ISMCTSBot(playouts=40, horizon=1, paired=False).search(seen, random.Random(2))
     assert len(root.children) >= 2  # progressive widening opened more than GreedyBot's choice
     assert all(a in br.legal_actions(seen) for a in root.children)
+    # Below the root, the tree holds the bot's later decisions of the turn (after a draw).
+    paired = ISMCTSBot(playouts=12, horizon=1).search(seen, random.Random(2))
+    assert any(child.children for child in paired.children.values())
 
 
 def test_ismcts_budget_and_settings_are_checked() -> None:
@@ -123,6 +134,9 @@ def test_ismcts_budget_and_settings_are_checked() -> None:
         {"scale": 0},
         {"exploration": float("inf")},
         {"greedy_melds": 1},
+        {"paired": None},
+        {"candidates": 0},
+        {"margin": float("nan")},
     ):
         with pytest.raises(ValueError):
             ISMCTSBot(**bad)  # type: ignore[arg-type]

@@ -62,35 +62,45 @@ class ISMCTSBot:
     """Information-set Monte Carlo tree search from a player's view.
 
     Each iteration deals the unseen cards at random into a full state consistent with the view
-    (:func:`buraco_rules.determinize`, with the bot's ``rng``), then walks a tree of the bot's own
-    decisions for the rest of its turn: at each decision the actions the sampled deal offers are
-    ranked by GreedyBot's heuristics and only the best ``widening * sqrt(visits + 1)`` of them
-    are open (progressive widening: the big sets of melds stay cheap), an untried open action is
-    tried first, and among tried ones UCB1 picks, counted over the iterations in which each was
-    available. When the turn passes, GreedyBot plays every seat for ``horizon`` more turns and the
-    result is the difference of the teams' scores (R16; an unfinished hand as if it ended then,
-    cards still in hand at ``hand_weight`` of their value), divided by ``scale`` points. The
-    action played is the root's most visited (ties: the better mean, then GreedyBot's order).
+    (:func:`buraco_rules.determinize`, with the bot's ``rng``) and walks a tree of the bot's own
+    decisions for the rest of its turn in that deal. At each decision the actions the deal offers
+    are ranked by GreedyBot's heuristics and only the best ``widening * (visits + 1) ** 0.25`` of
+    them are open (progressive widening: the big sets of melds stay cheap); an untried open
+    action is tried first, and among tried ones UCB1 picks (``exploration``), counted over the
+    iterations in which each was available (the deal decides what a node offers, e.g. after a
+    card drawn from the stock). When the turn passes, GreedyBot plays every seat for ``horizon``
+    more turns, and the result is the difference of the teams' scores (R16; an unfinished hand
+    as if it ended then, cards still in hand at ``hand_weight`` of their value) in units of
+    ``scale`` points.
+
+    With ``paired`` (the default) the root is searched in batches: each sampled deal is played
+    from every one of GreedyBot's ``candidates`` best actions, so the root's actions are compared
+    on the same luck (a deal's luck is worth far more points than a move), and the best mean is
+    played if it beats GreedyBot's choice by ``margin`` points; below the root, the tree is as
+    above. Without it, the root is one more UCB node (``candidates`` is not used) and the most
+    visited action is played.
 
     With ``greedy_melds`` (the default) a decision at which GreedyBot would lay a meld lays it
     without searching, in the game and in the tree: the search goes into the draw (stock or pile)
-    and the discard, where the measured gains are, and into whether to meld at all when GreedyBot
-    would not.
+    and the discard, and into whether to meld at all when GreedyBot would not.
 
-    The budget is ``playouts`` iterations per decision or ``seconds`` of CPU time per decision
+    The budget is ``playouts`` sampled deals per decision or ``seconds`` of CPU time per decision
     (``time.thread_time``: the thinking thread's own, whatever else the machine runs), whichever
-    ends first (at least one iteration); ``playouts=None`` thinks by time only (then the choice
-    depends on the machine's speed, not only on ``rng``).
-    A decision with one legal action costs nothing. Bad settings are a ``ValueError``.
+    ends first (at least one deal); ``playouts=None`` thinks by time only (then the choice
+    depends on the machine's speed, not only on ``rng``). A decision with one legal action costs
+    nothing. Bad settings are a ``ValueError``.
     """
 
-    playouts: int | None = attrs.field(default=96, validator=_whole)
+    playouts: int | None = attrs.field(default=32, validator=_whole)
     seconds: float | None = attrs.field(default=None, validator=_positive)
-    horizon: int = attrs.field(default=8, validator=_whole)
+    candidates: int = attrs.field(default=4, validator=_whole)
+    horizon: int = attrs.field(default=10, validator=_whole)
     exploration: float = attrs.field(default=0.5, validator=_number)
-    widening: float = attrs.field(default=2.0, validator=_positive)
+    widening: float = attrs.field(default=1.5, validator=_positive)
     hand_weight: float = attrs.field(default=0.5, validator=_number)
     scale: float = attrs.field(default=500.0, validator=_positive)
+    margin: float = attrs.field(default=0.0, validator=_number)
+    paired: bool = attrs.field(default=True, validator=_flag)
     greedy_melds: bool = attrs.field(default=True, validator=_flag)
 
     def __attrs_post_init__(self) -> None:
@@ -98,32 +108,57 @@ class ISMCTSBot:
             raise ValueError("give a budget: playouts=, seconds= or both")
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
-        """The root action the search visited most in ``view``."""
+        """The root action the search found best in ``view``."""
         actions = legal_actions(view)
         if len(actions) == 1:
             return actions[0]
         ranked = rank_actions(Assessment(view), actions)
-        if self.greedy_melds and _lays_greedily(actions[ranked[0][1]], ranked[0][0]):
-            return actions[ranked[0][1]]
+        greedy = actions[ranked[0][1]]
+        if self.greedy_melds and _lays_greedily(greedy, ranked[0][0]):
+            return greedy
+        if self.paired and min(self.candidates, len(actions)) == 1:
+            return greedy
         root = self.search(view, rng)
         order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
-        tried = [a for a in root.children if a in order]
+        tried = [a for a in root.children if a in order and root.children[a].visits]
         if not tried:  # cannot happen: the root's actions are the view's; play GreedyBot's
-            return actions[ranked[0][1]]
+            return greedy
 
-        def key(action: Action) -> tuple[int, float, int]:
+        def mean(action: Action) -> float:
             child = root.children[action]
-            return (child.visits, child.total / max(1, child.visits), -order[action])
+            return child.total / child.visits
 
-        return max(tried, key=key)
+        if self.paired:
+            best = max(tried, key=lambda a: (mean(a), -order[a]))
+            if greedy in root.children and (mean(best) - mean(greedy)) * self.scale < self.margin:
+                return greedy  # not enough evidence against GreedyBot's choice
+            return best
+
+        def visited(action: Action) -> tuple[int, float, int]:
+            return (root.children[action].visits, mean(action), -order[action])
+
+        return max(tried, key=visited)
 
     def search(self, seen: PlayerView, rng: random.Random) -> _Node:
-        """Run the search from ``seen``; the root of its tree."""
+        """Run the search from ``seen``; the root of its tree (its ``visits`` count the sampled
+        deals)."""
         root = _Node()
+        if self.paired:
+            ranked = rank_actions(Assessment(seen), legal_actions(seen))
+            actions = legal_actions(seen)
+            for _, i in ranked[: self.candidates]:
+                root.children[actions[i]] = _Node()
         deadline = None if self.seconds is None else time.thread_time() + self.seconds
         done = 0
         while True:
-            self._iterate(root, determinize(seen, rng), seen.seat, seen.team)
+            world = determinize(seen, rng)
+            if self.paired:
+                for action, child in root.children.items():
+                    child.available += 1
+                    self._iterate(child, [child], apply(world, action), seen.seat, seen.team)
+                root.visits += 1
+            else:
+                self._iterate(root, [root], world, seen.seat, seen.team)
             done += 1
             if self.playouts is not None and done >= self.playouts:
                 break
@@ -131,11 +166,11 @@ class ISMCTSBot:
                 break
         return root
 
-    def _iterate(self, root: _Node, state: GameState, seat: int, team: int) -> None:
-        """One iteration: selection and expansion down the bot's turn in the sampled deal
-        ``state``, a greedy rollout, and the result backed up the path."""
-        node = root
-        path = [root]
+    def _iterate(
+        self, node: _Node, path: list[_Node], state: GameState, seat: int, team: int
+    ) -> None:
+        """One iteration from ``node`` in the sampled deal ``state``: selection and expansion
+        down the bot's turn, a greedy rollout, and the result backed up ``path``."""
         expanded = False
         while not expanded and not state.is_over and state.current_player == seat:
             actions = legal_actions(state)
@@ -146,7 +181,7 @@ class ISMCTSBot:
             if self.greedy_melds and _lays_greedily(actions[ranked[0][1]], ranked[0][0]):
                 state = apply(state, actions[ranked[0][1]])
                 continue
-            open_count = max(1, int(self.widening * math.sqrt(node.visits + 1)))
+            open_count = max(1, int(self.widening * (node.visits + 1) ** 0.25))
             candidates = [actions[i] for _, i in ranked[:open_count]]
             children = node.children
             chosen = None

@@ -103,7 +103,9 @@ def bot_list(text: str) -> tuple[str, ...]:
     for name in names:
         try:
             bot_from_name(name)
-        except ValueError:
+        except ValueError as error:
+            if ":" in name and len(name) <= _NUMBER_CHARS:  # a budget's own message says more
+                raise argparse.ArgumentTypeError(escape(str(error))) from None
             raise argparse.ArgumentTypeError(
                 f"unknown bot {shown(name)} in {shown(text)}; choose from {', '.join(BOT_NAMES)}"
             ) from None
