@@ -27,6 +27,7 @@ from . import variants
 from .bots import bot_from_name
 from .rules import RuleSet
 from .simulate import Simulation, simulate, wilson_interval
+from .state import TEAM
 
 __all__ = ["Ladder", "Pairing", "bradley_terry", "ladder"]
 
@@ -88,7 +89,7 @@ class Pairing:
         for run, order in ((self.forward, (0, 1)), (self.backward, (1, 0))):
             for result in run.results:
                 for seat, decisions in enumerate(result.decisions):
-                    who = order[seat % 2]  # seats alternate teams (R2)
+                    who = order[TEAM[seat]]
                     made[who] += decisions
                     spent[who] += result.cpu[seat] if result.cpu else result.thinking[seat]
         return ((spent[0], made[0]), (spent[1], made[1]))
