@@ -80,9 +80,10 @@ class ISMCTSBot:
     above. Without it, the root is one more UCB node (``candidates`` is not used) and the most
     visited action is played.
 
-    With ``greedy_melds`` (the default) a decision at which GreedyBot would lay a meld lays it
-    without searching, in the game and in the tree: the search goes into the draw (stock or pile)
-    and the discard, and into whether to meld at all when GreedyBot would not.
+    With ``greedy_melds`` a decision at which GreedyBot would lay a meld lays it without
+    searching, in the game and in the tree: the search goes into the draw (stock or pile) and the
+    discard, and into whether to meld at all when GreedyBot would not. It halves the thinking
+    time, and measured weaker (see docs/bots.md), so it is off by default.
 
     The budget is ``playouts`` sampled deals per decision or ``seconds`` of CPU time per decision
     (``time.thread_time``: the thinking thread's own, whatever else the machine runs), whichever
@@ -101,7 +102,7 @@ class ISMCTSBot:
     scale: float = attrs.field(default=500.0, validator=_positive)
     margin: float = attrs.field(default=0.0, validator=_number)
     paired: bool = attrs.field(default=True, validator=_flag)
-    greedy_melds: bool = attrs.field(default=True, validator=_flag)
+    greedy_melds: bool = attrs.field(default=False, validator=_flag)
 
     def __attrs_post_init__(self) -> None:
         if self.playouts is None and self.seconds is None:
