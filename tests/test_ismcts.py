@@ -154,3 +154,59 @@ def test_ismcts_is_made_by_name_with_a_budget() -> None:
                 "greedy:3", "ismcts:" + "9" * 50, "ismcts:2000000"):  # fmt: skip
         with pytest.raises(ValueError):
             bot_from_name(bad)
+
+
+def test_ismcts_is_selectable_in_simulate_match_and_play() -> None:
+    import json
+
+    from test_cli_hardening import cli
+
+    status, out, err = cli(
+        "simulate", "--variant", "canasta-stbl", "--players", "2", "--games", "1",
+        "--bots", "ismcts:2,greedy", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    assert json.loads(out)["bots"] == ["ismcts:2", "greedy"]
+    status, out, err = cli(
+        "match", "--variant", "canasta-stbl", "--players", "2", "--max-hands", "1",
+        "--bots", "ismcts,greedy", "--playouts", "1",
+    )  # fmt: skip
+    assert status == 0 and "team 0 ismcts" in out, err
+    status, out, err = cli(
+        "play", "--variant", "canasta-stbl", "--players", "2", "--seat", "1", "--seed", "2",
+        "--bots", "ismcts", "--playouts", "1", stdin="q\n",
+    )  # fmt: skip
+    assert status == 0 and "seat 0:" in out, err
+
+
+def test_the_search_bots_take_the_budget_options() -> None:
+    import argparse
+
+    from buraco_rules.cli.options import montecarlo_bots
+
+    parser = argparse.ArgumentParser()
+    args = argparse.Namespace(
+        bots=("ismcts", "mc", "ismcts:5", "greedy"), playouts=3, seconds_per_move=None
+    )
+    assert montecarlo_bots(parser, args) == (
+        ISMCTSBot(playouts=3),
+        MonteCarloBot(playouts=3),
+        "ismcts:5",  # a budget in the name is kept
+        "greedy",
+    )
+    args = argparse.Namespace(bots=("ismcts", "greedy"), playouts=None, seconds_per_move=0.5)
+    assert montecarlo_bots(parser, args)[0] == ISMCTSBot(playouts=None, seconds=0.5)
+
+
+def test_ismcts_plays_at_the_server_and_in_the_gymnasium_env() -> None:
+    pytest.importorskip("starlette")
+    from buraco_rules.server.tables import _read_spec
+
+    spec = _read_spec({"variant": "italian", "players": 2, "seats": ["human", "ismcts"]})
+    assert spec[2] == ["human", "ismcts"]
+    pytest.importorskip("gymnasium")
+    from buraco_rules.rl.gymnasium import BuracoEnv
+
+    env = BuracoEnv("canasta-stbl", 2, opponent="ismcts:1", seat=1)
+    assert env.opponent == ISMCTSBot(playouts=1)
+    env.reset(seed=3)  # seat 0, the bot, has played its turn
