@@ -15,7 +15,7 @@ from ..engine import apply, legal_actions
 from ..state import GameState
 from ..views import PlayerView, view
 from .heuristics import MELD_FIRST, Assessment, rank_actions
-from .montecarlo import _leaf_value, _rollout
+from .rollout import greedy_rollout, leaf_value
 
 __all__ = ["ISMCTSBot"]
 
@@ -201,9 +201,9 @@ class ISMCTSBot:
             path.append(node)
             state = apply(state, chosen)
         if state.is_over:
-            value = _leaf_value(state, team, self.hand_weight)
+            value = leaf_value(state, team, self.hand_weight)
         else:
-            value = _rollout(state, team, self.horizon, self.hand_weight)
+            value = greedy_rollout(state, team, self.horizon, self.hand_weight)
         reward = value / self.scale
         for visited in path:
             visited.visits += 1
