@@ -85,66 +85,84 @@ def play(args: argparse.Namespace) -> None:
                               f"{a} {first_ahead:+d}", file=sys.stderr, flush=True)  # fmt: skip
 
 
-def summarise(path: str) -> str:
+def _row(label: str, bot: str, other: str, hands: list[dict[str, Any]]) -> tuple[str, float, int]:
+    """One line of the table: ``bot`` against ``other`` over the deals of ``hands`` played from
+    both seat orders; with ``bot``'s score (wins, ties half) and the hands counted."""
+    deals: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for h in hands:
+        deals.setdefault((h["variant"], h["players"], h["deal"]), []).append(h)
+    both = [d for d in deals.values() if len(d) == 2]
+    wins = ties = 0
+    differences = []
+    for d in both:
+        ahead = []
+        for h in d:
+            team = int(h["swapped"]) if bot == h["first"] else 1 - int(h["swapped"])
+            mine, theirs = h["scores"][team], h["scores"][1 - team]
+            ahead.append(mine - theirs)
+            wins += mine > theirs
+            ties += mine == theirs
+        differences.append(statistics.fmean(ahead))
+    n = 2 * len(both)
+    if not n:
+        return ("", 0.0, 0)
+    score = wins + ties / 2
+    low, high = wilson_interval(score, n)
+    mean = statistics.fmean(differences)
+    half = (
+        1.96 * statistics.stdev(differences) / math.sqrt(len(differences))
+        if len(differences) > 1
+        else math.inf
+    )
+    per_move = []
+    for who in (bot, other):
+        spent = sum(h["cpu"][who] for d in both for h in d)
+        made = sum(h["moves"][who] for d in both for h in d)
+        per_move.append(spent / max(1, made))
+    tied = f" ({ties} tied)" if ties else ""
+    line = (
+        f"| {label} | {bot} | {other} | {len(both)} ({n}) | {wins}{tied} | {score / n:.1%} "
+        f"| {low:.1%}–{high:.1%} | {mean:+.0f} ± {half:.0f} "
+        f"| {per_move[0]:.2g}, {per_move[1]:.2g} |"
+    )
+    return (line, score, n)
+
+
+def summarise(path: str, side: str | None = None) -> str:
+    """The pairwise table of a campaign's file (from ``side``'s point of view when it plays),
+    each variant and then all together, and the ratings where three bots or more met."""
     lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
-    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for line in lines:
-        groups.setdefault((line["variant"], line["players"]), []).append(line)
-    out = []
-    for (variant, players), hands in sorted(groups.items()):
-        out += [f"### {variants.get(variant).title}, {players} players", ""]
-        pairs: dict[tuple[str, str], dict[int, dict[bool, dict[str, Any]]]] = {}
+        pairs.setdefault((line["first"], line["second"]), []).append(line)
+    out = [
+        "| variant, players | bot | against | deals (hands) | wins | win rate | 95 % interval "
+        "| points ahead per hand (95 %) | CPU s per move (bot, against) |",
+        "| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: |",
+    ]
+    ratings: dict[tuple[str, int], list[tuple[str, str, float, float]]] = {}
+    for (a, b), hands in sorted(pairs.items()):
+        bot, other = (b, a) if side == b else (a, b)
+        groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
         for h in hands:
-            pairs.setdefault((h["first"], h["second"]), {}).setdefault(h["deal"], {})[
-                h["swapped"]
-            ] = h
-        out += [
-            "| first | second | deals (hands) | first's wins | win rate | 95 % interval "
-            "| points ahead per hand (95 %) | CPU s per move (first, second) |",
-            "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: |",
-        ]
-        results = []
-        for (a, b), deals in sorted(pairs.items()):
-            both = [d for d in deals.values() if len(d) == 2]
-            wins = ties = 0
-            differences = []
-            for d in both:
-                ahead = []
-                for swapped, h in d.items():
-                    mine, theirs = h["scores"][::-1] if swapped else h["scores"]
-                    ahead.append(mine - theirs)
-                    wins += mine > theirs
-                    ties += mine == theirs
-                differences.append(statistics.fmean(ahead))
-            n = 2 * len(both)
-            if not n:
-                continue
-            score = wins + ties / 2
-            low, high = wilson_interval(round(score), n)
-            mean = statistics.fmean(differences)
-            half = (
-                1.96 * statistics.stdev(differences) / math.sqrt(len(differences))
-                if len(differences) > 1
-                else math.inf
-            )
-            per_move = []
-            for who in (a, b):
-                spent = sum(h["cpu"][who] for d in both for h in d.values())
-                made = sum(h["moves"][who] for d in both for h in d.values())
-                per_move.append(spent / max(1, made))
-            out.append(
-                f"| {a} | {b} | {len(both)} ({n}) | {wins} ({ties} tied) | {score / n:.1%} "
-                f"| {low:.1%}–{high:.1%} | {mean:+.0f} ± {half:.0f} "
-                f"| {per_move[0]:.3g}, {per_move[1]:.3g} |"
-            )
-            results.append((a, b, score, n - score))
+            groups.setdefault((h["variant"], h["players"]), []).append(h)
+        for (variant, players), group in sorted(groups.items()):
+            label = f"{variant}, {players}"
+            line, score, n = _row(label, bot, other, group)
+            if n:
+                out.append(line)
+                ratings.setdefault((variant, players), []).append((bot, other, score, n - score))
+        if len(groups) > 1:
+            out.append(_row("**all**", bot, other, hands)[0])
+    for (variant, players), results in sorted(ratings.items()):
         names = sorted({n for r in results for n in r[:2]})
-        if len(names) >= 2:
-            out += ["", "| bot | rating (Bradley–Terry, Elo scale) | 95 % interval |",
-                    "| --- | ---: | --- |"]  # fmt: skip
-            for name, rating, low, high in bradley_terry(names, results):
-                out.append(f"| {name} | {rating:+.0f} | {low:+.0f} to {high:+.0f} |")
-        out.append("")
+        if len(names) < 3:
+            continue
+        out += ["", f"{variant}, {players} players:", "",
+                "| bot | rating (Bradley–Terry, Elo scale) | 95 % interval |",
+                "| --- | ---: | --- |"]  # fmt: skip
+        for name, rating, low, high in bradley_terry(names, results):
+            out.append(f"| {name} | {rating:+.0f} | {low:+.0f} to {high:+.0f} |")
     return "\n".join(out)
 
 
@@ -159,9 +177,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--out", default="ladder.jsonl")
     parser.add_argument("--summarise", metavar="FILE", help="print the tables of FILE")
+    parser.add_argument("--side", help="with --summarise: the bot whose point of view to show")
     args = parser.parse_args()
     if args.summarise:
-        print(summarise(args.summarise))
+        print(summarise(args.summarise, args.side))
     else:
         play(args)
 

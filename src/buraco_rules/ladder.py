@@ -61,9 +61,8 @@ class Pairing:
         """``first``'s share of the hands (a tie counts half), with its 95 % Wilson interval."""
         a, _, ties = self.wins
         score = a + ties / 2
-        low, high = wilson_interval(round(score), self.hands)
-        rate = score / self.hands
-        return (rate, min(low, rate), max(high, rate))
+        low, high = wilson_interval(score, self.hands)
+        return (score / self.hands, low, high)
 
     def deal_differences(self) -> list[float]:
         """Per deal, ``first``'s points ahead of ``second``'s, averaged over its two seat orders

@@ -64,8 +64,9 @@ def game_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest, "big")
 
 
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a rate (95 % by default); (0, 1) when there are no trials."""
+def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a rate (95 % by default); (0, 1) when there are no trials.
+    ``successes`` may be a half (a tie counted half a win)."""
     if trials <= 0:
         return (0.0, 1.0)
     p = successes / trials
