@@ -6,8 +6,10 @@ The full campaign of the issue (200 deals per pairing, ISMCTSBot, MonteCarloBot 
 every variant with 2 players, then 4):
 
     PYTHONPATH=src python tools/ladder.py --deals 200 --bots greedy,montecarlo,ismcts \\
-        --seed 2026 --out ladder.jsonl
-    PYTHONPATH=src python tools/ladder.py --summarise ladder.jsonl
+        --players 2 --seed 2026 --workers 8 --out ladder.jsonl
+    PYTHONPATH=src python tools/ladder.py --deals 200 --bots greedy,montecarlo,ismcts \\
+        --players 4 --seed 2026 --workers 8 --out ladder.jsonl
+    PYTHONPATH=src python tools/ladder.py --summarise ladder.jsonl --side ismcts
 
 Each line is one hand: the variant, the players, the pairing (``first``, ``second``), the deal's
 index, ``swapped`` (false: ``first`` is team 0), each team's total, and each bot's decisions
@@ -24,6 +26,8 @@ import json
 import math
 import statistics
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +43,26 @@ def _key(line: dict[str, Any]) -> tuple[Any, ...]:
             line["swapped"])  # fmt: skip
 
 
+def _hand(line: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Play the hand ``line`` names (in a worker, with ``--workers``); the line with its
+    result."""
+    a, b, deal = line["first"], line["second"], line["deal"]
+    rules = variants.get(line["variant"])
+    players = line["players"]
+    order = (b, a) if line["swapped"] else (a, b)
+    bots = [bot_from_name(s) for s in seat_bots(order, players)]
+    result = play_game(
+        rules, bots, seed=game_seed(seed, deal), first_player=deal % players, index=deal
+    )
+    cpu = {a: 0.0, b: 0.0}
+    moves = {a: 0, b: 0}
+    for seat in range(players):
+        who = order[TEAM[seat]]
+        cpu[who] += result.cpu[seat]
+        moves[who] += result.decisions[seat]
+    return {**line, "scores": list(result.scores), "cpu": cpu, "moves": moves}
+
+
 def play(args: argparse.Namespace) -> None:
     names = [n.strip() for n in args.bots.split(",")]
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
@@ -48,41 +72,33 @@ def play(args: argparse.Namespace) -> None:
     done = set()
     if out.exists():
         done = {_key(json.loads(line)) for line in out.read_text().splitlines() if line}
-    chosen = [v.strip() for v in args.variants.split(",")]
-    with out.open("a", encoding="utf-8") as file:
-        for deal in range(args.first, args.first + args.deals):
-            for name in chosen:
-                rules = variants.get(name)
-                players = args.players or rules.default_players
-                if players not in rules.player_counts:
-                    continue
-                for a, b in pairs:
-                    for swapped in (False, True):
-                        line = {"variant": name, "players": players, "first": a, "second": b,
-                                "deal": deal, "swapped": swapped}  # fmt: skip
-                        if _key(line) in done:
-                            continue
-                        order = (b, a) if swapped else (a, b)
-                        seats = seat_bots(order, players)
-                        bots = [bot_from_name(s) for s in seats]
-                        result = play_game(
-                            rules, bots, seed=game_seed(args.seed, deal),
-                            first_player=deal % players, index=deal,
-                        )  # fmt: skip
-                        cpu = {a: 0.0, b: 0.0}
-                        moves = {a: 0, b: 0}
-                        for seat in range(players):
-                            who = order[TEAM[seat]]
-                            cpu[who] += result.cpu[seat]
-                            moves[who] += result.decisions[seat]
-                        line.update(scores=list(result.scores), cpu=cpu, moves=moves)
-                        file.write(json.dumps(line) + "\n")
-                        file.flush()
-                        first_ahead = result.scores[0] - result.scores[1]
-                        if swapped:
-                            first_ahead = -first_ahead
-                        print(f"{name} {players}p deal {deal} {a} vs {b} swapped={swapped}: "
-                              f"{a} {first_ahead:+d}", file=sys.stderr, flush=True)  # fmt: skip
+    todo = []
+    for deal in range(args.first, args.first + args.deals):  # deal by deal: any stop is even
+        for name in (v.strip() for v in args.variants.split(",")):
+            rules = variants.get(name)
+            players = args.players or rules.default_players
+            if players not in rules.player_counts:
+                continue
+            for a, b in pairs:
+                for swapped in (False, True):
+                    line = {"variant": name, "players": players, "first": a, "second": b,
+                            "deal": deal, "swapped": swapped}  # fmt: skip
+                    if _key(line) not in done:
+                        todo.append(line)
+    with out.open("a", encoding="utf-8") as file, ExitStack() as stack:
+        if args.workers > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(args.workers))
+            played = pool.map(_hand, todo, [args.seed] * len(todo))
+        else:
+            played = (_hand(line, args.seed) for line in todo)
+        for line in played:
+            file.write(json.dumps(line) + "\n")
+            file.flush()
+            team = int(line["swapped"])
+            ahead = line["scores"][team] - line["scores"][1 - team]
+            print(f"{line['variant']} {line['players']}p deal {line['deal']} {line['first']} vs "
+                  f"{line['second']} swapped={line['swapped']}: {line['first']} {ahead:+d}",
+                  file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _row(label: str, bot: str, other: str, hands: list[dict[str, Any]]) -> tuple[str, float, int]:
@@ -176,6 +192,7 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0, help="the first deal's index")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--out", default="ladder.jsonl")
+    parser.add_argument("--workers", type=int, default=1, help="processes to play in")
     parser.add_argument("--summarise", metavar="FILE", help="print the tables of FILE")
     parser.add_argument("--side", help="with --summarise: the bot whose point of view to show")
     args = parser.parse_args()
