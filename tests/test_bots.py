@@ -19,7 +19,7 @@ from buraco_rules.bots import (
     RandomBot,
     bot_from_name,
 )
-from buraco_rules.bots.montecarlo import _leaf_value
+from buraco_rules.bots.rollout import leaf_value as _leaf_value
 from buraco_rules.melds import Meld
 from buraco_rules.simulate import play_game
 

@@ -238,7 +238,7 @@ def test_bench_help_reads_like_the_other_subcommands() -> None:
         (("--bots", "greedy, ,random,greedy"), "bot 2 of 4 has no name"),
         (("--playouts", "0"), "--playouts: '0' must be 1 or more"),
         (("--seconds-per-move", "0"), "--seconds-per-move: '0' must be a number above 0"),
-        (("--playouts", "3"), "set the montecarlo bot, not in --bots"),
+        (("--playouts", "3"), "set the search bots (montecarlo, ismcts) named without a budget"),
     ],
 )
 def test_simulate_refuses_bad_bots_clearly(args: tuple[str, ...], message: str) -> None:

@@ -64,8 +64,9 @@ def game_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest, "big")
 
 
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a rate (95 % by default); (0, 1) when there are no trials."""
+def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a rate (95 % by default); (0, 1) when there are no trials.
+    ``successes`` may be a half (a tie counted half a win)."""
     if trials <= 0:
         return (0.0, 1.0)
     p = successes / trials
@@ -98,6 +99,9 @@ class GameResult:
     """Per seat, the decisions its bot made (a single legal action included)."""
     thinking: tuple[float, ...] = attrs.field(eq=False)
     """Per seat, the seconds its bot spent choosing (not part of equality: it varies)."""
+    cpu: tuple[float, ...] = attrs.field(eq=False, default=())
+    """Per seat, the CPU seconds its bot spent choosing (``time.thread_time``: what it costs,
+    whatever else the machine runs; not part of equality)."""
 
     @property
     def winner(self) -> int | None:
@@ -122,15 +126,17 @@ def play_game(
     rngs = [random.Random(game_seed(seed, seat)) for seat in range(players)]
     decisions = [0] * players
     thinking = [0.0] * players
+    cpu = [0.0] * players
     turns = steps = 0
-    clock = time.perf_counter
+    clock, cpu_clock = time.perf_counter, time.thread_time
     while not state.is_over:
         seat = state.current_player
         if state.phase is Phase.DRAW:
             turns += 1
-        start = clock()
+        start, cpu_start = clock(), cpu_clock()
         action = bots[seat].choose(view(state, seat), rngs[seat])
         thinking[seat] += clock() - start
+        cpu[seat] += cpu_clock() - cpu_start
         decisions[seat] += 1
         state = apply(state, action, player=seat)
         steps += 1
@@ -148,6 +154,7 @@ def play_game(
         termination=ending,
         decisions=tuple(decisions),
         thinking=tuple(thinking),
+        cpu=tuple(cpu),
     )
 
 

@@ -1,5 +1,6 @@
-"""Bots that play from a player's view: :class:`RandomBot`, :class:`GreedyBot` and
-:class:`MonteCarloBot`, all following the :class:`Bot` protocol ``choose(view, rng) -> Action``.
+"""Bots that play from a player's view: :class:`RandomBot`, :class:`GreedyBot`,
+:class:`MonteCarloBot` and :class:`ISMCTSBot`, all following the :class:`Bot` protocol
+``choose(view, rng) -> Action``.
 
 >>> import random
 >>> import buraco_rules as br
@@ -15,8 +16,18 @@ from __future__ import annotations
 
 from .base import Bot
 from .greedy import GreedyBot
+from .ismcts import ISMCTSBot
 from .montecarlo import MonteCarloBot
-from .names import BOT_NAMES, bot_from_name
+from .names import BOT_NAMES, SEARCH_BOTS, bot_from_name
 from .random_bot import RandomBot
 
-__all__ = ["BOT_NAMES", "Bot", "GreedyBot", "MonteCarloBot", "RandomBot", "bot_from_name"]
+__all__ = [
+    "BOT_NAMES",
+    "SEARCH_BOTS",
+    "Bot",
+    "GreedyBot",
+    "ISMCTSBot",
+    "MonteCarloBot",
+    "RandomBot",
+    "bot_from_name",
+]

@@ -11,10 +11,9 @@ import attrs
 from ..actions import Action
 from ..determinize import determinize
 from ..engine import apply, legal_actions
-from ..scoring import score
-from ..state import GameState
-from ..views import PlayerView, view
+from ..views import PlayerView
 from .heuristics import Assessment, rank_actions
+from .rollout import greedy_rollout
 
 __all__ = ["MonteCarloBot"]
 
@@ -48,9 +47,10 @@ class MonteCarloBot:
     keeps the search from following the luckiest of several candidates when the playouts are
     few); ties go to GreedyBot's choice.
 
-    The budget is ``playouts`` sampled deals per decision, or ``seconds`` of thinking per
-    decision, whichever ends first (at least one playout). Give ``playouts=None`` to think by time
-    only. Bad settings are a ``ValueError``.
+    The budget is ``playouts`` sampled deals per decision, or ``seconds`` of CPU time per
+    decision (``time.thread_time``: the thinking thread's own), whichever ends first (at least
+    one playout). Give ``playouts=None`` to think by time only. Bad settings are a
+    ``ValueError``.
     """
 
     playouts: int | None = attrs.field(default=48, validator=_positive)
@@ -75,49 +75,20 @@ class MonteCarloBot:
             return candidates[0]
         team = view.team
         totals = [0.0] * len(candidates)
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        deadline = None if self.seconds is None else time.thread_time() + self.seconds
         done = 0
         while True:
             world = determinize(view, rng)
             for j, action in enumerate(candidates):
-                totals[j] += _rollout(apply(world, action), team, self.horizon, self.hand_weight)
+                totals[j] += greedy_rollout(
+                    apply(world, action), team, self.horizon, self.hand_weight
+                )
             done += 1
             if self.playouts is not None and done >= self.playouts:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.thread_time() >= deadline:
                 break
         best = max(range(len(candidates)), key=lambda j: (totals[j], -j))
         if (totals[best] - totals[0]) / done < self.margin:
             return candidates[0]  # not enough evidence against GreedyBot's choice
         return candidates[best]
-
-
-def _rollout(state: GameState, team: int, horizon: int, hand_weight: float) -> float:
-    """Greedy play by every seat for ``horizon`` turn changes (GreedyBot is deterministic: the
-    sampled deal is all the luck there is); how much better ``team`` then stands."""
-    turns = 0
-    seat = state.current_player
-    while not state.is_over and turns < horizon:
-        actions = legal_actions(state)
-        if len(actions) == 1:
-            action = actions[0]
-        else:
-            action = actions[rank_actions(Assessment(view(state, seat)), actions)[0][1]]
-        state = apply(state, action)
-        if state.current_player != seat:
-            seat = state.current_player
-            turns += 1
-    return _leaf_value(state, team, hand_weight)
-
-
-def _leaf_value(state: GameState, team: int, hand_weight: float) -> float:
-    """How much better ``team`` stands at the end of a rollout: the difference of the teams'
-    scores (R16), with the cards still in hand counted at ``hand_weight`` of their value while
-    the hand goes on (a card held mid-hand may still be melded; at full value, taking an open
-    pile would look like a loss until its cards are laid)."""
-    scores = score(state)  # an unfinished hand: as if it ended now, nobody going out (R16)
-    ours, theirs = scores[team], scores[1 - team]
-    difference = float(ours.total - theirs.total)
-    if state.is_over:
-        return difference
-    return difference + (1.0 - hand_weight) * (ours.hands - theirs.hands)

@@ -1,6 +1,7 @@
 """The ``buraco-rules`` command (also ``python -m buraco_rules``).
 
-Subcommands: ``simulate`` (bots against bots, with statistics), ``play`` (you against bots in the
+Subcommands: ``simulate`` (bots against bots, with statistics), ``ladder`` (a rated round
+robin among bots), ``play`` (you against bots in the
 terminal), ``match`` (a whole match between bots, R20), ``replay`` (a game record, move by move)
 and ``bench`` (the engine's benchmark). Bad arguments print a message and exit with status 2.
 """
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from .. import __version__
 from . import (
     bench_command,
+    ladder_command,
     match_command,
     play_command,
     replay_command,
@@ -33,7 +35,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"buraco-rules {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (simulate_command, play_command, match_command, replay_command, bench_command):
+    for module in (
+        simulate_command,
+        ladder_command,
+        play_command,
+        match_command,
+        replay_command,
+        bench_command,
+    ):
         module.add_parser(commands)
     serve_command.add_parser(commands)
     return parser

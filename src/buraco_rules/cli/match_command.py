@@ -13,9 +13,11 @@ from ..match import Match
 from ..rendering import ending_text
 from ..simulate import seat_bots
 from .options import (
+    add_montecarlo_budget,
     add_variant,
     bot_list,
     check_bot_count,
+    montecarlo_bots,
     players_of,
     positive_int,
     whole_number,
@@ -40,8 +42,10 @@ def add_parser(commands: Any) -> None:
         type=bot_list,
         default=("greedy", "greedy"),
         metavar="A,B",
-        help="one bot per team or one per seat (default: greedy,greedy)",
+        help="one bot per team or one per seat: random, greedy, montecarlo, ismcts, a search "
+        "bot with its budget as in ismcts:200 or ismcts:0.25s (default: greedy,greedy)",
     )
+    add_montecarlo_budget(parser)
     parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
     parser.add_argument(
         "--max-hands",
@@ -59,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     players = players_of(parser, rules, args.players)
     check_bot_count(parser, args.bots, players)
     seats = seat_bots(args.bots, players)
-    bots = [bot_from_name(name) for name in seats]
+    specs = seat_bots(montecarlo_bots(parser, args), players)
+    bots = [bot_from_name(spec) if isinstance(spec, str) else spec for spec in specs]
     rng = random.Random(args.seed)
     match = new_match(rules, players, seed=args.seed)
     teams = [",".join(dict.fromkeys(seats[t::2])) for t in (0, 1)]

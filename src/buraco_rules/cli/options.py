@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import variants
-from ..bots import BOT_NAMES, MonteCarloBot, bot_from_name
+from ..bots import BOT_NAMES, ISMCTSBot, MonteCarloBot, bot_from_name
 from ..rendering import escape
 from ..rules import RuleSet
 
@@ -103,7 +103,9 @@ def bot_list(text: str) -> tuple[str, ...]:
     for name in names:
         try:
             bot_from_name(name)
-        except ValueError:
+        except ValueError as error:
+            if ":" in name and len(name) <= _NUMBER_CHARS:  # a budget's own message says more
+                raise argparse.ArgumentTypeError(escape(str(error))) from None
             raise argparse.ArgumentTypeError(
                 f"unknown bot {shown(name)} in {shown(text)}; choose from {', '.join(BOT_NAMES)}"
             ) from None
@@ -154,38 +156,47 @@ def check_bot_count(
 
 
 def add_montecarlo_budget(parser: argparse.ArgumentParser) -> None:
-    """``--playouts N`` and ``--seconds-per-move S``: the Monte Carlo bot's budget."""
-    defaults = MonteCarloBot()
+    """``--playouts N`` and ``--seconds-per-move S``: the search bots' budget (montecarlo and
+    ismcts)."""
     parser.add_argument(
         "--playouts",
         type=positive_int,
         metavar="N",
-        help="the montecarlo bot's sampled deals per decision "
-        f"(default {defaults.playouts}; with --seconds-per-move alone, no limit)",
+        help="the search bots' (montecarlo, ismcts) sampled deals per decision (defaults: "
+        f"montecarlo {MonteCarloBot().playouts}, ismcts {ISMCTSBot().playouts}; with "
+        "--seconds-per-move alone, no limit); a bot named with its own budget, as in "
+        "ismcts:200 or ismcts:0.25s, keeps it",
     )
     parser.add_argument(
         "--seconds-per-move",
         type=positive_float,
         metavar="S",
-        help="the montecarlo bot's thinking time per decision, whichever of the two budgets "
-        "ends first (default: no limit)",
+        help="the search bots' CPU time per decision, whichever of the two budgets ends first "
+        "(default: no limit)",
     )
 
 
 def montecarlo_bots(
     parser: argparse.ArgumentParser, args: argparse.Namespace
-) -> tuple[str | MonteCarloBot, ...]:
-    """``args.bots`` with each Monte Carlo bot given the budget of ``--playouts`` and
-    ``--seconds-per-move``; a budget with no Monte Carlo bot to take it is refused (exit 2)."""
+) -> tuple[str | MonteCarloBot | ISMCTSBot, ...]:
+    """``args.bots`` with each search bot named without a budget (``montecarlo``, ``mc``,
+    ``ismcts``) given the budget of ``--playouts`` and ``--seconds-per-move``; a budget with no
+    such bot to take it is refused (exit 2)."""
     playouts, seconds = args.playouts, args.seconds_per_move
     if playouts is None and seconds is None:
         return tuple(args.bots)
-    if not any(isinstance(bot_from_name(name), MonteCarloBot) for name in args.bots):
-        parser.error("--playouts and --seconds-per-move set the montecarlo bot, not in --bots")
-    budget = MonteCarloBot(
-        playouts=playouts if playouts is not None or seconds is None else None,
-        seconds=seconds,
-    )
+    plain = {"montecarlo": MonteCarloBot, "mc": MonteCarloBot, "ismcts": ISMCTSBot}
+    if not any(name in plain for name in args.bots):
+        parser.error(
+            "--playouts and --seconds-per-move set the search bots (montecarlo, ismcts) named "
+            "without a budget, and --bots has none"
+        )
+    if playouts is None and seconds is not None:
+        return tuple(
+            plain[name](playouts=None, seconds=seconds) if name in plain else name
+            for name in args.bots
+        )
     return tuple(
-        budget if isinstance(bot_from_name(name), MonteCarloBot) else name for name in args.bots
+        plain[name](playouts=playouts, seconds=seconds) if name in plain else name
+        for name in args.bots
     )

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from .. import GameRecord, apply, legal_actions, new_game, parse_action, score, to_json, view
 from ..actions import Action
-from ..bots import Bot, bot_from_name
+from ..bots import Bot, ISMCTSBot, bot_from_name
 from ..rendering import action_text, ending_text, escape, render, render_actions, render_score
 from ..simulate import game_seed, seat_bots
 from ..views import PlayerView
@@ -147,7 +147,10 @@ def _bot(spec: str | Bot) -> Bot:
 
 
 def _label(spec: str | Bot) -> str:
-    return spec if isinstance(spec, str) else "montecarlo"  # the one bot given a budget
+    # Only a search bot given --playouts or --seconds-per-move is an object here.
+    return (
+        spec if isinstance(spec, str) else "ismcts" if isinstance(spec, ISMCTSBot) else "montecarlo"
+    )
 
 
 class _Game:

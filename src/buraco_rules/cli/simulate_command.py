@@ -45,7 +45,8 @@ def add_parser(commands: Any) -> None:
         type=bot_list,
         default=("greedy", "random"),
         metavar="A,B",
-        help="one bot per team (team 0 first) or one per seat: random, greedy, montecarlo "
+        help="one bot per team (team 0 first) or one per seat: random, greedy, montecarlo, "
+        "ismcts, or a search bot with its budget as in ismcts:200 or ismcts:0.25s "
         "(default: greedy,random)",
     )
     parser.add_argument("--seed", type=whole_number, default=1, help="default 1")

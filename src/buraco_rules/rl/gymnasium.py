@@ -49,7 +49,8 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     """One learning seat against (and, with four players, beside) bots; see the module.
 
     ``opponent`` is a bot (anything with ``choose(view, rng)``) or a bot's name (``"random"``,
-    ``"greedy"``, ``"montecarlo"``); ``seat`` is the learning seat.
+    ``"greedy"``, ``"montecarlo"``, ``"ismcts"``, or a search bot with its budget as in
+    ``"ismcts:100"``, :func:`~buraco_rules.bots.bot_from_name`); ``seat`` is the learning seat.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - declared so by gymnasium.Env

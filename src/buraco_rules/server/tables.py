@@ -22,7 +22,7 @@ import attrs
 
 from .. import variants
 from ..actions import Action
-from ..bots import BOT_NAMES, Bot, bot_from_name
+from ..bots import BOT_NAMES, SEARCH_BOTS, Bot, bot_from_name
 from ..engine import apply, legal_actions, new_game
 from ..errors import IllegalAction
 from ..formats import (
@@ -391,7 +391,7 @@ class TableHub:
                 if table.is_over or place.bot is None:
                     return
                 seen = view(table.hand, seat)
-                if place.bot_name == "montecarlo":  # slow: keep the loop serving other tables
+                if place.bot_name in SEARCH_BOTS:  # slow: keep the loop serving other tables
                     chosen = await asyncio.to_thread(place.bot.choose, seen, table.rng)
                 else:
                     chosen = place.bot.choose(seen, table.rng)

@@ -1,0 +1,212 @@
+"""ISMCTSBot: it is shown views only, plays legal choices only, is replayable from its rng, keeps
+to its playout budget (counted, never timed), and plays every variant with 2 and 4 players."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.bots import (
+    BOT_NAMES,
+    SEARCH_BOTS,
+    GreedyBot,
+    ISMCTSBot,
+    MonteCarloBot,
+    bot_from_name,
+)
+from buraco_rules.bots import ismcts as ismcts_module
+from buraco_rules.simulate import play_game
+from test_bots import CONFIGS, IDS, Recording, _play
+
+TINY = ISMCTSBot(playouts=3, horizon=1)
+
+
+def _decision(rules: br.RuleSet, seed: int, steps: int) -> br.PlayerView:
+    """The view of the seat to act after GreedyBot has played ``steps`` actions of a deal, at a
+    decision with more than one legal action."""
+    state = br.new_game(rules, 2, seed=seed)
+    greedy = GreedyBot()
+    done = 0
+    while True:
+        seen = br.view(state, state.current_player)
+        if done >= steps and len(br.legal_actions(seen)) > 1:
+            return seen
+        state = br.apply(state, greedy.choose(seen, random.Random(0)))
+        done += 1
+
+
+@pytest.mark.parametrize(("rules", "players"), CONFIGS, ids=IDS)
+def test_ismcts_gets_views_only_and_plays_legally(rules: br.RuleSet, players: int) -> None:
+    bots = [Recording(TINY if seat % 2 == 0 else GreedyBot()) for seat in range(players)]
+    _play(bots, rules, seed=players)
+
+
+@pytest.mark.parametrize("greedy_melds", [True, False])
+def test_ismcts_searching_every_decision_plays_legally(greedy_melds: bool) -> None:
+    for paired in (True, False):
+        bot = ISMCTSBot(
+            playouts=4, horizon=1, greedy_melds=greedy_melds, widening=5.0, paired=paired
+        )
+        _play([Recording(bot), Recording(GreedyBot())], variants.ITALIAN, seed=3)
+
+
+def test_ismcts_is_replayable_from_its_rng() -> None:
+    bot = ISMCTSBot(playouts=6, horizon=2)
+    seen = _decision(variants.BURACO_FECHADO, seed=4, steps=9)
+    assert bot.choose(seen, random.Random(7)) == bot.choose(seen, random.Random(7))
+    first = play_game(variants.CANASTA_STBL, [bot, GreedyBot()], seed=11)
+    again = play_game(variants.CANASTA_STBL, [bot, GreedyBot()], seed=11)
+    assert first == again
+
+
+def test_ismcts_keeps_to_its_playout_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt: list[int] = []
+    real = ismcts_module.determinize
+
+    def counting(seen: br.PlayerView, rng: random.Random) -> br.GameState:
+        dealt.append(1)
+        return real(seen, rng)
+
+    monkeypatch.setattr(ismcts_module, "determinize", counting)
+    for playouts, paired in ((1, True), (5, False), (17, True), (17, False)):
+        bot = ISMCTSBot(playouts=playouts, horizon=1, greedy_melds=False, paired=paired)
+        for steps in (0, 1, 7):
+            seen = _decision(variants.ITALIAN, seed=5, steps=steps)
+            dealt.clear()
+            bot.choose(seen, random.Random(1))
+            assert len(dealt) == playouts  # one sampled deal per iteration, exactly the budget
+            root = bot.search(seen, random.Random(1))
+            assert root.visits == playouts
+            visits = [child.visits for child in root.children.values()]
+            if paired:  # every candidate played on every sampled deal
+                assert len(visits) == min(bot.candidates, len(br.legal_actions(seen)))
+                assert visits == [playouts] * len(visits)
+            else:  # one root action per iteration
+                assert sum(visits) == playouts
+
+
+def test_ismcts_one_legal_action_costs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(seen: br.PlayerView, rng: random.Random) -> br.GameState:
+        raise AssertionError("searched a forced decision")
+
+    monkeypatch.setattr(ismcts_module, "determinize", refuse)
+    state = br.new_game(variants.BURACO_FECHADO, 2, seed=2)
+    seen = br.view(state, state.current_player)
+    forced = [a for a in br.legal_actions(seen)]
+    if len(forced) == 1:
+        assert ISMCTSBot().choose(seen, random.Random(0)) == forced[0]
+    # A meld GreedyBot would lay is laid without a search (greedy_melds).
+    greedy = GreedyBot()
+    for seed in range(30):
+        state = br.new_game(variants.CANASTA_STBL, 2, seed=seed)
+        state = br.apply(state, br.DrawFromStock())
+        seen = br.view(state, state.current_player)
+        choice = greedy.choose(seen, random.Random(0))
+        if type(choice) in (br.NewMeld, br.AddToMeld):
+            assert ISMCTSBot(greedy_melds=True).choose(seen, random.Random(0)) == choice
+            return
+    pytest.fail("no deal of 30 offered a meld after the draw")
+
+
+def test_ismcts_search_explores_beyond_greedy_choice() -> None:
+    seen = _decision(variants.ITALIAN, seed=6, steps=0)
+    root = ISMCTSBot(playouts=40, horizon=1, paired=False).search(seen, random.Random(2))
+    assert len(root.children) >= 2  # progressive widening opened more than GreedyBot's choice
+    assert all(a in br.legal_actions(seen) for a in root.children)
+    # Below the root, the tree holds the bot's later decisions of the turn (after a draw).
+    paired = ISMCTSBot(playouts=12, horizon=1).search(seen, random.Random(2))
+    assert any(child.children for child in paired.children.values())
+
+
+def test_ismcts_budget_and_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="give a budget"):
+        ISMCTSBot(playouts=None)
+    for bad in (
+        {"playouts": 0},
+        {"playouts": 2.5},
+        {"seconds": 0},
+        {"seconds": float("nan")},
+        {"horizon": 0},
+        {"widening": -1},
+        {"scale": 0},
+        {"exploration": float("inf")},
+        {"greedy_melds": 1},
+        {"paired": None},
+        {"candidates": 0},
+        {"margin": float("nan")},
+    ):
+        with pytest.raises(ValueError):
+            ISMCTSBot(**bad)  # type: ignore[arg-type]
+    assert ISMCTSBot(playouts=None, seconds=0.01).seconds == 0.01
+
+
+def test_ismcts_is_made_by_name_with_a_budget() -> None:
+    assert "ismcts" in BOT_NAMES and set(SEARCH_BOTS) <= set(BOT_NAMES)
+    assert bot_from_name("ismcts") == ISMCTSBot()
+    assert bot_from_name("ismcts:12") == ISMCTSBot(playouts=12)
+    assert bot_from_name("ismcts:0.25s") == ISMCTSBot(playouts=None, seconds=0.25)
+    assert bot_from_name("mc:7") == MonteCarloBot(playouts=7)
+    assert bot_from_name("montecarlo:1.5s") == MonteCarloBot(playouts=None, seconds=1.5)
+    for bad in ("ismcts:", "ismcts:0", "ismcts:-3", "ismcts:1e3", "ismcts:0s", "ismcts:nans",
+                "greedy:3", "ismcts:" + "9" * 50, "ismcts:2000000"):  # fmt: skip
+        with pytest.raises(ValueError):
+            bot_from_name(bad)
+
+
+def test_ismcts_is_selectable_in_simulate_match_and_play() -> None:
+    import json
+
+    from test_cli_hardening import cli
+
+    status, out, err = cli(
+        "simulate", "--variant", "canasta-stbl", "--players", "2", "--games", "1",
+        "--bots", "ismcts:2,greedy", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    assert json.loads(out)["bots"] == ["ismcts:2", "greedy"]
+    status, out, err = cli(
+        "match", "--variant", "canasta-stbl", "--players", "2", "--max-hands", "1",
+        "--bots", "ismcts,greedy", "--playouts", "1",
+    )  # fmt: skip
+    assert status == 0 and "team 0 ismcts" in out, err
+    status, out, err = cli(
+        "play", "--variant", "canasta-stbl", "--players", "2", "--seat", "1", "--seed", "2",
+        "--bots", "ismcts", "--playouts", "1", stdin="q\n",
+    )  # fmt: skip
+    assert status == 0 and "seat 0:" in out, err
+
+
+def test_the_search_bots_take_the_budget_options() -> None:
+    import argparse
+
+    from buraco_rules.cli.options import montecarlo_bots
+
+    parser = argparse.ArgumentParser()
+    args = argparse.Namespace(
+        bots=("ismcts", "mc", "ismcts:5", "greedy"), playouts=3, seconds_per_move=None
+    )
+    assert montecarlo_bots(parser, args) == (
+        ISMCTSBot(playouts=3),
+        MonteCarloBot(playouts=3),
+        "ismcts:5",  # a budget in the name is kept
+        "greedy",
+    )
+    args = argparse.Namespace(bots=("ismcts", "greedy"), playouts=None, seconds_per_move=0.5)
+    assert montecarlo_bots(parser, args)[0] == ISMCTSBot(playouts=None, seconds=0.5)
+
+
+def test_ismcts_plays_at_the_server_and_in_the_gymnasium_env() -> None:
+    pytest.importorskip("starlette")
+    from buraco_rules.server.tables import _read_spec
+
+    spec = _read_spec({"variant": "italian", "players": 2, "seats": ["human", "ismcts"]})
+    assert spec[2] == ["human", "ismcts"]
+    pytest.importorskip("gymnasium")
+    from buraco_rules.rl.gymnasium import BuracoEnv
+
+    env = BuracoEnv("canasta-stbl", 2, opponent="ismcts:1", seat=1)
+    assert env.opponent == ISMCTSBot(playouts=1)
+    env.reset(seed=3)  # seat 0, the bot, has played its turn

@@ -1,0 +1,206 @@
+"""The bots' strength campaign: every pair of bots on the same deals, each deal from both seat
+orders, in every variant and player count, hand by hand into a JSON-lines file that a later run
+continues and ``--summarise`` turns into the tables of docs/bots.md.
+
+The full campaign of the issue (200 deals per pairing, ISMCTSBot, MonteCarloBot and GreedyBot,
+every variant with 2 players, then 4):
+
+    PYTHONPATH=src python tools/ladder.py --deals 200 --bots greedy,montecarlo,ismcts \\
+        --players 2 --seed 2026 --workers 8 --out ladder.jsonl
+    PYTHONPATH=src python tools/ladder.py --deals 200 --bots greedy,montecarlo,ismcts \\
+        --players 4 --seed 2026 --workers 8 --out ladder.jsonl
+    PYTHONPATH=src python tools/ladder.py --summarise ladder.jsonl --side ismcts
+
+Each line is one hand: the variant, the players, the pairing (``first``, ``second``), the deal's
+index, ``swapped`` (false: ``first`` is team 0), each team's total, and each bot's decisions
+and CPU seconds (``time.thread_time`` around ``choose``). Hands already in ``--out`` are skipped,
+so an interrupted campaign goes on where it stopped. Deal ``i`` is dealt from
+``game_seed(seed, i)`` with seat ``i % players`` first (as ``buraco-rules ladder`` and
+``simulate`` deal it), the same deal for every pairing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from buraco_rules import variants
+from buraco_rules.bots import bot_from_name
+from buraco_rules.ladder import bradley_terry
+from buraco_rules.simulate import game_seed, play_game, seat_bots, wilson_interval
+from buraco_rules.state import TEAM
+
+
+def _key(line: dict[str, Any]) -> tuple[Any, ...]:
+    return (line["variant"], line["players"], line["first"], line["second"], line["deal"],
+            line["swapped"])  # fmt: skip
+
+
+def _hand(line: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Play the hand ``line`` names (in a worker, with ``--workers``); the line with its
+    result."""
+    a, b, deal = line["first"], line["second"], line["deal"]
+    rules = variants.get(line["variant"])
+    players = line["players"]
+    order = (b, a) if line["swapped"] else (a, b)
+    bots = [bot_from_name(s) for s in seat_bots(order, players)]
+    result = play_game(
+        rules, bots, seed=game_seed(seed, deal), first_player=deal % players, index=deal
+    )
+    cpu = {a: 0.0, b: 0.0}
+    moves = {a: 0, b: 0}
+    for seat in range(players):
+        who = order[TEAM[seat]]
+        cpu[who] += result.cpu[seat]
+        moves[who] += result.decisions[seat]
+    return {**line, "scores": list(result.scores), "cpu": cpu, "moves": moves}
+
+
+def play(args: argparse.Namespace) -> None:
+    names = [n.strip() for n in args.bots.split(",")]
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    if args.against:
+        pairs = [(a, b) for a, b in pairs if args.against in (a, b)]
+    out = Path(args.out)
+    done = set()
+    if out.exists():
+        done = {_key(json.loads(line)) for line in out.read_text().splitlines() if line}
+    todo = []
+    for deal in range(args.first, args.first + args.deals):  # deal by deal: any stop is even
+        for name in (v.strip() for v in args.variants.split(",")):
+            rules = variants.get(name)
+            players = args.players or rules.default_players
+            if players not in rules.player_counts:
+                continue
+            for a, b in pairs:
+                for swapped in (False, True):
+                    line = {"variant": name, "players": players, "first": a, "second": b,
+                            "deal": deal, "swapped": swapped}  # fmt: skip
+                    if _key(line) not in done:
+                        todo.append(line)
+    with out.open("a", encoding="utf-8") as file, ExitStack() as stack:
+        if args.workers > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(args.workers))
+            played = pool.map(_hand, todo, [args.seed] * len(todo))
+        else:
+            played = (_hand(line, args.seed) for line in todo)
+        for line in played:
+            file.write(json.dumps(line) + "\n")
+            file.flush()
+            team = int(line["swapped"])
+            ahead = line["scores"][team] - line["scores"][1 - team]
+            print(f"{line['variant']} {line['players']}p deal {line['deal']} {line['first']} vs "
+                  f"{line['second']} swapped={line['swapped']}: {line['first']} {ahead:+d}",
+                  file=sys.stderr, flush=True)  # fmt: skip
+
+
+def _row(label: str, bot: str, other: str, hands: list[dict[str, Any]]) -> tuple[str, float, int]:
+    """One line of the table: ``bot`` against ``other`` over the deals of ``hands`` played from
+    both seat orders; with ``bot``'s score (wins, ties half) and the hands counted."""
+    deals: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for h in hands:
+        deals.setdefault((h["variant"], h["players"], h["deal"]), []).append(h)
+    both = [d for d in deals.values() if len(d) == 2]
+    wins = ties = 0
+    differences = []
+    for d in both:
+        ahead = []
+        for h in d:
+            team = int(h["swapped"]) if bot == h["first"] else 1 - int(h["swapped"])
+            mine, theirs = h["scores"][team], h["scores"][1 - team]
+            ahead.append(mine - theirs)
+            wins += mine > theirs
+            ties += mine == theirs
+        differences.append(statistics.fmean(ahead))
+    n = 2 * len(both)
+    if not n:
+        return ("", 0.0, 0)
+    score = wins + ties / 2
+    low, high = wilson_interval(score, n)
+    mean = statistics.fmean(differences)
+    half = (
+        1.96 * statistics.stdev(differences) / math.sqrt(len(differences))
+        if len(differences) > 1
+        else math.inf
+    )
+    per_move = []
+    for who in (bot, other):
+        spent = sum(h["cpu"][who] for d in both for h in d)
+        made = sum(h["moves"][who] for d in both for h in d)
+        per_move.append(spent / max(1, made))
+    tied = f" ({ties} tied)" if ties else ""
+    line = (
+        f"| {label} | {bot} | {other} | {len(both)} ({n}) | {wins}{tied} | {score / n:.1%} "
+        f"| {low:.1%}–{high:.1%} | {mean:+.0f} ± {half:.0f} "
+        f"| {per_move[0]:.2g}, {per_move[1]:.2g} |"
+    )
+    return (line, score, n)
+
+
+def summarise(path: str, side: str | None = None) -> str:
+    """The pairwise table of a campaign's file (from ``side``'s point of view when it plays),
+    each variant and then all together, and the ratings where three bots or more met."""
+    lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
+    pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for line in lines:
+        pairs.setdefault((line["first"], line["second"]), []).append(line)
+    out = [
+        "| variant, players | bot | against | deals (hands) | wins | win rate | 95 % interval "
+        "| points ahead per hand (95 %) | CPU s per move (bot, against) |",
+        "| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: |",
+    ]
+    ratings: dict[tuple[str, int], list[tuple[str, str, float, float]]] = {}
+    for (a, b), hands in sorted(pairs.items()):
+        bot, other = (b, a) if side == b else (a, b)
+        groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        for h in hands:
+            groups.setdefault((h["variant"], h["players"]), []).append(h)
+        for (variant, players), group in sorted(groups.items()):
+            label = f"{variant}, {players}"
+            line, score, n = _row(label, bot, other, group)
+            if n:
+                out.append(line)
+                ratings.setdefault((variant, players), []).append((bot, other, score, n - score))
+        if len(groups) > 1:
+            out.append(_row("**all**", bot, other, hands)[0])
+    for (variant, players), results in sorted(ratings.items()):
+        names = sorted({n for r in results for n in r[:2]})
+        if len(names) < 3:
+            continue
+        out += ["", f"{variant}, {players} players:", "",
+                "| bot | rating (Bradley–Terry, Elo scale) | 95 % interval |",
+                "| --- | ---: | --- |"]  # fmt: skip
+        for name, rating, low, high in bradley_terry(names, results):
+            out.append(f"| {name} | {rating:+.0f} | {low:+.0f} to {high:+.0f} |")
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", default="greedy,montecarlo,ismcts")
+    parser.add_argument("--against", help="only the pairings of this bot")
+    parser.add_argument("--variants", default=",".join(variants.NAMES))
+    parser.add_argument("--players", type=int, help="default: each variant's own")
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--first", type=int, default=0, help="the first deal's index")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--out", default="ladder.jsonl")
+    parser.add_argument("--workers", type=int, default=1, help="processes to play in")
+    parser.add_argument("--summarise", metavar="FILE", help="print the tables of FILE")
+    parser.add_argument("--side", help="with --summarise: the bot whose point of view to show")
+    args = parser.parse_args()
+    if args.summarise:
+        print(summarise(args.summarise, args.side))
+    else:
+        play(args)
+
+
+if __name__ == "__main__":
+    main()
