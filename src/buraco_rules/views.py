@@ -84,10 +84,15 @@ class PlayerView:
         default=None, init=False, eq=False, repr=False, hash=False
     )
     """A cache of the canonical state of the view (:mod:`buraco_rules.determinize`)."""
-    _of_a_state: bool = attrs.field(default=False, init=False, eq=False, repr=False, hash=False)
-    """Set by :func:`view` only: the view of a state is consistent by construction, so its
-    canonical state need not be validated. A view built any other way (the decoder,
-    ``attrs.evolve``, unpickling) is checked once."""
+    # None, not False, for "no": the compiled build (mypyc) checks a field's class-body default
+    # against the type of its default value when the module loads, and the attrs field standing
+    # for a default of False is no ``bool``.
+    _of_a_state: bool | None = attrs.field(
+        default=None, init=False, eq=False, repr=False, hash=False
+    )
+    """True when set by :func:`view` only: the view of a state is consistent by construction, so
+    its canonical state need not be validated. A view built any other way (the decoder,
+    ``attrs.evolve``, unpickling) is checked once (None)."""
 
     def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
         # Pickle and deep-copy the value only, not the cached state.
