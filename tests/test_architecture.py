@@ -5,6 +5,7 @@ the core import modules rather than the package face)."""
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -100,8 +101,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_the_graph_sees_the_imports() -> None:
     edges = graph()
-    assert "buraco_rules.reducer" in edges["buraco_rules.engine"]
-    assert "buraco_rules.rules" in edges["buraco_rules.variants"]
+    assert "buraco_rules.engine.reducer" in edges["buraco_rules.play.face"]
+    assert "buraco_rules.core.rules" in edges["buraco_rules.variants"]
 
 
 def test_no_module_imports_itself_back_through_others() -> None:
@@ -111,16 +112,19 @@ def test_no_module_imports_itself_back_through_others() -> None:
 @pytest.mark.parametrize(
     ("module", "forbidden"),
     [
-        # The reducer takes states: the face (engine) dispatches views and matches.
+        # The reducer takes states: the face (play.face) dispatches views and matches.
         (
-            "buraco_rules.reducer",
-            {"buraco_rules.match", "buraco_rules.views", "buraco_rules.engine"},
+            "buraco_rules.engine.reducer",
+            {"buraco_rules.play.match", "buraco_rules.hidden.views", "buraco_rules.play.face"},
         ),
-        ("buraco_rules.match", {"buraco_rules.engine"}),
+        ("buraco_rules.play.match", {"buraco_rules.play.face"}),
         # The generator lists actions and builds no state.
-        ("buraco_rules.movegen", {"buraco_rules.transitions", "buraco_rules.reducer"}),
+        (
+            "buraco_rules.engine.movegen",
+            {"buraco_rules.engine.transitions", "buraco_rules.engine.reducer"},
+        ),
         # The rules know no preset.
-        ("buraco_rules.rules", {"buraco_rules.variants"}),
+        ("buraco_rules.core.rules", {"buraco_rules.variants"}),
     ],
 )
 def test_layering(module: str, forbidden: set[str]) -> None:
@@ -139,3 +143,105 @@ def test_only_the_outer_modules_import_the_package_face() -> None:
         if name != PACKAGE and name.split(".")[1] not in outer and PACKAGE in imported(name)
     )
     assert users == []
+
+
+# --- the floors (written by the relayout) ---
+
+FLOORS: list[tuple[str, ...]] = [
+    ("core",),  # the vocabulary
+    ("variants",),  # the presets
+    ("melds",),  # what cards form
+    ("engine",),  # one hand's rules on full states
+    ("hidden",),  # what a seat may see
+    ("play",),  # the face, matches, the table as text
+    ("bots",),  # bots and simulation
+    ("formats",),  # notation, JSON and records
+    ("testing",),  # the testing kit
+    ("",),  # the package face
+    ("__main__", "bench", "cli", "rl", "server"),  # the applications built on the library
+]
+"""The floors, from the ground up, each by the first names after ``buraco_rules.`` of its
+modules ("" is the package face, ``buraco_rules/__init__.py``)."""
+
+
+def floor(name: str) -> int:
+    parts = name.split(".")
+    top = parts[1] if len(parts) > 1 else ""
+    for index, members in enumerate(FLOORS):
+        if top in members:
+            return index
+    raise AssertionError(f"{name} sits on no floor: add it to FLOORS (and to docs/internals.md)")
+
+
+def test_every_module_sits_on_a_floor() -> None:
+    assert all(floor(name) >= 0 for name in modules())
+
+
+def upward(edges: dict[str, set[str]]) -> list[str]:
+    """The imports that run from a floor up to a higher one."""
+    return sorted(
+        f"{name} -> {target}"
+        for name, targets in edges.items()
+        for target in targets
+        if floor(target) > floor(name)
+    )
+
+
+def test_the_floor_check_sees_an_arrow_up() -> None:
+    edges = {
+        "buraco_rules.core.cards": {"buraco_rules.engine.state"},
+        "buraco_rules.engine.state": {"buraco_rules.core.cards"},
+        "buraco_rules.cli.options": {"buraco_rules"},
+    }
+    assert upward(edges) == ["buraco_rules.core.cards -> buraco_rules.engine.state"]
+
+
+def test_no_import_runs_back_up_a_floor() -> None:
+    """A module imports from its own floor or a lower one: the applications (cli, server, rl,
+    bench) on top, the core at the bottom."""
+    assert upward(graph()) == []
+
+
+MAP = Path(__file__).resolve().parent.parent / "docs" / "internals.md"
+MAP_START = "<!-- the map, from the docstrings (tests/test_architecture.py checks it) -->"
+MAP_END = "<!-- end of the map -->"
+MAP_LINE = re.compile(r"^( *)- (?:\*\*)?`([\w.]+/?)`")
+
+
+def mapped_modules() -> list[str]:
+    """The modules docs/internals.md's map lists, as paths under src/buraco_rules/ (a folder
+    stands for its ``__init__.py``), in the order listed."""
+    text = MAP.read_text(encoding="utf-8")
+    block = text[text.index(MAP_START) : text.index(MAP_END)]
+    found: list[str] = []
+    stack: list[str] = []
+    for line in block.splitlines():
+        match = MAP_LINE.match(line)
+        if not match:
+            continue
+        depth = len(match.group(1)) // 4
+        del stack[depth:]
+        name = match.group(2)
+        if name.endswith("/"):
+            stack.append(name[:-1])
+            found.append("/".join([*stack, "__init__.py"]))
+        else:
+            found.append("/".join([*stack, name]))
+    return found
+
+
+def test_the_map_lists_exactly_the_modules_in_src() -> None:
+    """docs/internals.md's map is the folder tree: a module added, moved or removed without its
+    line there fails here."""
+    root = SRC / PACKAGE
+    actual = sorted(str(p.relative_to(root).as_posix()) for p in root.rglob("*.py"))
+    listed = mapped_modules()
+    assert sorted(listed) == actual
+    assert len(set(listed)) == len(listed)
+
+
+def test_the_map_lists_the_floors_in_order() -> None:
+    tops = [path.split("/")[0] for path in mapped_modules() if path.count("/") <= 1]
+    names = [t[:-3] if t.endswith(".py") else t for t in dict.fromkeys(tops)]
+    floors = [floor(f"{PACKAGE}.{n}" if n != "__init__" else PACKAGE) for n in names]
+    assert floors == sorted(floors)

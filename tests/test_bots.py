@@ -20,8 +20,8 @@ from buraco_rules.bots import (
     bot_from_name,
 )
 from buraco_rules.bots.rollout import leaf_value as _leaf_value
-from buraco_rules.melds import Meld
-from buraco_rules.simulate import play_game
+from buraco_rules.bots.simulate import play_game
+from buraco_rules.melds.meld import Meld
 
 CONFIGS = [
     (rules, n) for rules in (variants.get(v) for v in variants.NAMES) for n in rules.player_counts

@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.cards import DECK, all_cards
-from buraco_rules.determinize import canonical_state
-from buraco_rules.going_out import may_discard_last
+from buraco_rules.core.cards import DECK, all_cards
+from buraco_rules.engine.going_out import may_discard_last
+from buraco_rules.hidden.determinize import canonical_state
 from forging import forged
 
 VARIANTS = tuple(variants.get(name) for name in variants.NAMES)

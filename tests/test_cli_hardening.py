@@ -273,8 +273,8 @@ def test_simulate_gives_the_montecarlo_bot_its_budget() -> None:
 
 
 def test_simulate_shows_slow_rates_with_enough_digits() -> None:
+    from buraco_rules.bots.simulate import simulate
     from buraco_rules.cli.simulate_command import format_table
-    from buraco_rules.simulate import simulate
 
     result = attrs.evolve(simulate("canasta-stbl", games=1, seed=2), seconds=50.0)
     table = format_table(result)

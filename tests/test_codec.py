@@ -475,7 +475,7 @@ from __future__ import annotations
 
 import attrs
 
-from buraco_rules.cards import Card
+from buraco_rules.core.cards import Card
 
 
 @attrs.frozen
@@ -503,7 +503,7 @@ def test_a_compiled_class_is_read_from_its_source_or_refused_by_name(
     name a class whose source it cannot find, rather than encoding its fields wrongly."""
     import importlib
 
-    from buraco_rules.cards import Card
+    from buraco_rules.core.cards import Card
     from buraco_rules.formats.schema import schema_of
     from buraco_rules.formats.values import Context, object_codec
 
@@ -592,7 +592,7 @@ def test_brackets_inside_strings_do_not_count_towards_the_depth() -> None:
 def test_R20_the_codec_refuses_a_match_by_the_cores_check_match() -> None:
     """``match.check_match`` holds every match a played match goes through, and the codec's
     refusal of a forged one is its refusal, word for word."""
-    from buraco_rules.match import check_match
+    from buraco_rules.play.match import check_match
 
     matches, _ = play_match(variants.BURACO_FECHADO, 2, 1)
     for match in matches[:: max(1, len(matches) // 40)] + matches[-1:]:

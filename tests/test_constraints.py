@@ -1,5 +1,5 @@
-"""One predicate per constraint, in one module (``buraco_rules.constraints``, and
-``buraco_rules.opening`` for the minimum opening across a turn): each returns a refusal, an
+"""One predicate per constraint, in one module (``buraco_rules.engine.constraints``, and
+``buraco_rules.engine.opening`` for the minimum opening across a turn): each returns a refusal, an
 ``(ErrorCode, message)`` pair, or None; the checker raises what they return and names no code of
 its own; the generator asks the same predicates as a yes/no."""
 
@@ -13,10 +13,11 @@ import attrs
 import pytest
 
 import buraco_rules as br
-from buraco_rules import constraints, variants
-from buraco_rules.checks import check
-from buraco_rules.errors import ErrorCode
-from buraco_rules.opening import discard_refusal
+from buraco_rules import variants
+from buraco_rules.core.errors import ErrorCode
+from buraco_rules.engine import constraints
+from buraco_rules.engine.checks import check
+from buraco_rules.engine.opening import discard_refusal
 from test_movegen import CONFIGS, sampled_states
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "buraco_rules"
@@ -27,7 +28,7 @@ def tree(module: str) -> ast.Module:
 
 
 def test_the_checker_names_no_code_and_raises_only_what_a_predicate_returns() -> None:
-    checker = tree("checks")
+    checker = tree("engine/checks")
     codes = [
         n
         for n in ast.walk(checker)
@@ -49,7 +50,7 @@ def test_every_code_has_its_predicate() -> None:
     """Each code is chosen in the constraint modules (or, for a meld's shape, by
     ``melds.meld_error``, which :func:`constraints.new_meld` and :func:`constraints.addition`
     ask)."""
-    homes = {"constraints", "opening", "melds"}
+    homes = {"engine/constraints", "engine/opening", "melds/meld"}
     named = {
         n.attr
         for module in homes
@@ -71,7 +72,7 @@ def test_the_generator_asks_the_constraints_not_the_bare_rules() -> None:
     }
     names = {
         alias.name
-        for n in ast.walk(tree("movegen"))
+        for n in ast.walk(tree("engine/movegen"))
         if isinstance(n, ast.ImportFrom)
         for alias in n.names
     }

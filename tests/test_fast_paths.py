@@ -13,17 +13,19 @@ from typing import Any, cast
 import pytest
 
 import buraco_rules as br
-from buraco_rules import melds, movegen, variants
+from buraco_rules import variants
 from buraco_rules.bench.scaling import _state_with_hand
-from buraco_rules.cards import Card, all_cards
-from buraco_rules.meldsearch import (
+from buraco_rules.core.cards import Card, all_cards
+from buraco_rules.engine import movegen
+from buraco_rules.engine.transitions import replace
+from buraco_rules.melds import meld as melds
+from buraco_rules.melds.search import (
     counted_set_options,
     set_options,
     suit_hand,
     suit_hands,
     wild_kinds,
 )
-from buraco_rules.transitions import replace
 
 CARDS = all_cards()
 TWO_DECKS = [*CARDS[:52], *CARDS[:52], *[CARDS[52]] * 4]

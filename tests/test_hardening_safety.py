@@ -17,7 +17,7 @@ import pytest
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.quoting import describe
+from buraco_rules.core.quoting import describe
 
 E = br.ErrorCode
 
@@ -121,7 +121,7 @@ def _refused(kind: type[BaseException], call: Callable[[], object]) -> BaseExcep
 
 
 def test_describe_is_bounded_and_never_raises(hostile: object) -> None:
-    from buraco_rules.quoting import kind_of, quote_text
+    from buraco_rules.core.quoting import kind_of, quote_text
 
     text = describe(hostile)
     assert type(text) is str
@@ -324,7 +324,7 @@ def test_refusals_of_malformed_or_out_of_turn_actions_consult_no_cache(
     """The engine's caches are shared by every table, so a refusal that looked anything up in
     them could take a time that depends on another table's or seat's hand (issue 15, item 6):
     these refusals are decided before the move generator runs, so every cache stays empty."""
-    from buraco_rules.memo import cache_sizes
+    from buraco_rules.core.memo import cache_sizes
 
     start = br.apply(br.new_game(variants.BURACO_FECHADO, 2, seed=5), br.DrawFromStock())
     action, player = make(start)

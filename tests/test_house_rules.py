@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.checks import check
-from buraco_rules.melds import classify
-from buraco_rules.recipes import result_of
-from buraco_rules.scoring import table_points
+from buraco_rules.engine.checks import check
+from buraco_rules.engine.recipes import result_of
+from buraco_rules.engine.scoring import table_points
+from buraco_rules.melds.meld import classify
 from test_movegen import accepted
 
 PRESETS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN, variants.ITALIAN_FIBUR)

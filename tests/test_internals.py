@@ -14,10 +14,12 @@ import attrs
 import pytest
 
 import buraco_rules as br
-from buraco_rules import memo, variants
-from buraco_rules.cards import all_cards
-from buraco_rules.melds import IS_WILD, MeldKind, classify
-from buraco_rules.meldsearch import (
+from buraco_rules import variants
+from buraco_rules.core import memo
+from buraco_rules.core.cards import all_cards
+from buraco_rules.engine.transitions import replace
+from buraco_rules.melds.meld import IS_WILD, MeldKind, classify
+from buraco_rules.melds.search import (
     might_extend,
     might_start,
     might_start_with_top,
@@ -28,7 +30,6 @@ from buraco_rules.meldsearch import (
     wild_kinds,
     with_top,
 )
-from buraco_rules.transitions import replace
 
 VARIANTS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN)
 CARDS = all_cards()
@@ -224,7 +225,8 @@ def test_view_refuses_a_seat_that_does_not_exist(seat: object) -> None:
 def test_a_move_the_checker_accepts_but_the_generator_did_not_list_fails_loudly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from buraco_rules import bench, reducer
+    from buraco_rules import bench
+    from buraco_rules.engine import reducer
 
     if bench.build() == "compiled":
         pytest.skip("the compiled engine calls the generator directly: nothing to patch")

@@ -13,8 +13,8 @@ import pytest
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.cards import all_cards
-from buraco_rules.checks import well_formed
+from buraco_rules.core.cards import all_cards
+from buraco_rules.engine.checks import well_formed
 from test_movegen import CONFIGS, sampled_states
 
 CARDS = all_cards()

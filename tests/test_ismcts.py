@@ -18,7 +18,7 @@ from buraco_rules.bots import (
     bot_from_name,
 )
 from buraco_rules.bots import ismcts as ismcts_module
-from buraco_rules.simulate import play_game
+from buraco_rules.bots.simulate import play_game
 from test_bots import CONFIGS, IDS, Recording, _play
 
 TINY = ISMCTSBot(playouts=3, horizon=1)

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from buraco_rules.bots.ladder import Ladder, Pairing, bradley_terry, ladder
 from buraco_rules.cli.ladder_command import format_ladder
-from buraco_rules.ladder import Ladder, Pairing, bradley_terry, ladder
 from test_cli_hardening import cli
 
 

@@ -1,6 +1,6 @@
 """Symmetric limits: what ``to_json`` writes of a legal record or match, ``from_json`` reads back.
 
-The decoders' limits are derived from the game's bounds (``buraco_rules.limits``: the longest
+The decoders' limits are derived from the game's bounds (``buraco_rules.core.limits``: the longest
 hand of R24, the hands of a match of R20), so the tests build values at those bounds, cheaply, and
 read them back.
 """
@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
+from buraco_rules.core.limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
+from buraco_rules.core.rules import MAX_STALEMATE_TURNS, TEXT_CHARS
 from buraco_rules.formats import MAX_JSON_CHARS
 from buraco_rules.formats.records import (
     MAX_META_ITEMS,
@@ -21,8 +23,6 @@ from buraco_rules.formats.records import (
     MAX_META_VALUE_CHARS,
     MAX_NAME_CHARS,
 )
-from buraco_rules.limits import MAX_HAND_ACTIONS, MAX_MATCH_ACTIONS, MAX_MATCH_HANDS
-from buraco_rules.rules import MAX_STALEMATE_TURNS, TEXT_CHARS
 
 IT = variants.ITALIAN
 FI = variants.ITALIAN_FIBUR

@@ -13,8 +13,8 @@ import pytest
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.checks import check
-from buraco_rules.movegen import result_of
+from buraco_rules.engine.checks import check
+from buraco_rules.engine.movegen import result_of
 
 CONFIGS = [(name, n) for name in variants.NAMES for n in variants.get(name).player_counts]
 

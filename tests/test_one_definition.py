@@ -54,8 +54,8 @@ def test_the_decks_multiset_is_counted_once() -> None:
         )
         return any(isinstance(t, ast.Name) and "DECK_COUNTS" in t.id for t in targets)
 
-    assert where(counts_the_deck) == ["decks.py"]
-    assert where(names_deck_counts) == ["decks.py"]
+    assert where(counts_the_deck) == ["core/decks.py"]
+    assert where(names_deck_counts) == ["core/decks.py"]
 
 
 def test_a_seats_team_is_the_TEAM_table() -> None:
@@ -94,8 +94,12 @@ def test_the_going_out_canasta_and_the_table_points_are_asked_not_rederived() ->
 
     # constraints.py names the canasta in its message; the bots weigh keeping a meld clean; the
     # kit's machine recomputes the scores as an oracle, independently.
-    assert where(reads_the_clean_rule) == ["bots/heuristics.py", "constraints.py", "going_out.py"]
-    assert where(sums_bonuses) == ["scoring.py", "testing/machine.py"]
+    assert where(reads_the_clean_rule) == [
+        "bots/heuristics.py",
+        "engine/constraints.py",
+        "engine/going_out.py",
+    ]
+    assert where(sums_bonuses) == ["engine/scoring.py", "testing/machine.py"]
     heuristics = (SRC / "bots" / "heuristics.py").read_text(encoding="utf-8")
     assert "has_required_canasta(" in heuristics and "public_points" in heuristics
 
@@ -117,12 +121,12 @@ def test_the_codec_checks_a_view_and_a_match_by_the_cores_checks() -> None:
     assert calls_in(view_check) == {"canonical_state", "DecodeError", "str"}
     match_check = function("formats/consistency.py", "_check_match")
     assert calls_in(match_check) == {"check_match", "DecodeError", "str"}
-    core = calls_in(function("match.py", "check_match"))
+    core = calls_in(function("play/match.py", "check_match"))
     assert {"check_deck", "score", "winner_of"} <= core
     assert "len(self.scores) != len(self.finished_hands)" in ast.unparse(
-        function("match.py", "__attrs_post_init__")
+        function("play/match.py", "__attrs_post_init__")
     )
-    assert where(lambda node: calls(node, "winner_of")) == ["match.py"]
+    assert where(lambda node: calls(node, "winner_of")) == ["play/match.py"]
 
 
 def test_the_codec_declares_no_field_list_of_its_own() -> None:
@@ -164,7 +168,7 @@ def test_the_codec_declares_no_field_list_of_its_own() -> None:
 def state_fields() -> list[str]:
     import attrs
 
-    from buraco_rules.state import GameState
+    from buraco_rules.engine.state import GameState
 
     return [f.name for f in attrs.fields(GameState) if f.init]
 
@@ -172,8 +176,8 @@ def state_fields() -> list[str]:
 def test_every_field_of_the_state_is_public_in_the_view_or_hidden_by_name() -> None:
     import attrs
 
-    from buraco_rules.state import GameState
-    from buraco_rules.views import HIDDEN_FIELDS, PUBLIC_FIELDS, PlayerView
+    from buraco_rules.engine.state import GameState
+    from buraco_rules.hidden.views import HIDDEN_FIELDS, PUBLIC_FIELDS, PlayerView
 
     assert set(HIDDEN_FIELDS) <= set(state_fields())
     assert sorted((*PUBLIC_FIELDS, *HIDDEN_FIELDS)) == sorted(state_fields())
@@ -196,18 +200,18 @@ def test_each_state_built_field_by_field_names_every_field() -> None:
                     continue
                 spelled.append(name)
                 assert sorted(keywords) == sorted(state_fields()), name
-    assert sorted(spelled) == ["reducer.py", "transitions.py"]
+    assert sorted(spelled) == ["engine/reducer.py", "engine/transitions.py"]
 
 
 def test_replace_takes_every_field_but_the_hands_constants() -> None:
     # Read from the source: the compiled build's function has no signature to inspect.
-    replace = function("transitions.py", "replace").args
+    replace = function("engine/transitions.py", "replace").args
     parameters = [a.arg for a in (*replace.posonlyargs, *replace.args, *replace.kwonlyargs)]
     assert parameters == ["state", *(n for n in state_fields() if n not in ("rules", "players"))]
 
 
 def test_validate_checks_the_type_of_every_field() -> None:
-    checks = function("validate.py", "_type_problems")
+    checks = function("engine/validate.py", "_type_problems")
     read = {n.attr for n in ast.walk(checks) if isinstance(n, ast.Attribute)}
     named = {n.value for n in ast.walk(checks) if isinstance(n, ast.Constant)}
     assert [n for n in state_fields() if n not in read | named] == []
@@ -220,7 +224,8 @@ def test_the_run_geometry_is_read_from_one_module() -> None:
     """Where an ace stands, when a wildcard floats and how short a run may be are
     ``positions``' (the classifier, the search, the bots and the testing kit read them): none of
     them compares with a position of its own, such as ``span < 14``."""
-    from buraco_rules import positions, rules
+    from buraco_rules.core import rules
+    from buraco_rules.melds import geometry as positions
 
     assert positions.MIN_RUN == rules.MIN_MELD_SIZE
     assert positions.FULL_SPAN == positions.ACE_HIGH - positions.ACE_LOW + 1
@@ -231,11 +236,11 @@ def test_the_run_geometry_is_read_from_one_module() -> None:
             for c in (node.left, *node.comparators)
         )
 
-    users = ["melds.py", "meldsearch.py", "bots/heuristics.py", "testing/melds.py"]
+    users = ["melds/meld.py", "melds/search.py", "bots/heuristics.py", "testing/melds.py"]
     assert [m for m in where(compares_with_a_position) if m in users] == []
-    melds = (SRC / "melds.py").read_text(encoding="utf-8")
+    melds = (SRC / "melds/meld.py").read_text(encoding="utf-8")
     assert "ace_layouts(" in melds and "lays_out(" in melds
-    assert "wildcard_floats(" in (SRC / "meldsearch.py").read_text(encoding="utf-8")
+    assert "wildcard_floats(" in (SRC / "melds/search.py").read_text(encoding="utf-8")
 
 
 def test_the_geometry_says_what_the_classifier_accepts() -> None:
@@ -244,9 +249,9 @@ def test_the_geometry_says_what_the_classifier_accepts() -> None:
     from itertools import combinations
 
     from buraco_rules import variants
-    from buraco_rules.cards import JOKER, all_cards
-    from buraco_rules.melds import classify
-    from buraco_rules.positions import card_at, lays_out
+    from buraco_rules.core.cards import JOKER, all_cards
+    from buraco_rules.melds.geometry import card_at, lays_out
+    from buraco_rules.melds.meld import classify
 
     cards = all_cards()
     places = [p for p in range(1, 15) if p != 2]
@@ -270,7 +275,7 @@ QUOTERS = frozenset({"describe", "describe_json", "kind_of", "quote_text"})
 
 
 def test_a_refused_value_is_quoted_by_the_quoting_module_alone() -> None:
-    """No module but ``quoting.py`` defines a function that quotes a value (the codec's
+    """No module but ``core/quoting.py`` defines a function that quotes a value (the codec's
     ``_show``, ``actions._quote`` and ``formats.errors.quote`` were a copy and two wrappers), nor
     wraps one of quoting's functions in a function of its own, nor cuts a ``repr`` itself."""
 
@@ -304,11 +309,11 @@ def test_a_refused_value_is_quoted_by_the_quoting_module_alone() -> None:
             and calls(node.value, "repr")
         )
 
-    assert where(defines_a_quoter) == ["quoting.py"]
-    assert [m for m in where(wraps_a_quoter) if m != "quoting.py"] == []
-    assert [m for m in where(cuts_a_repr) if m != "quoting.py"] == []
+    assert where(defines_a_quoter) == ["core/quoting.py"]
+    assert [m for m in where(wraps_a_quoter) if m != "core/quoting.py"] == []
+    assert [m for m in where(cuts_a_repr) if m != "core/quoting.py"] == []
 
-    from buraco_rules import quoting
+    from buraco_rules.core import quoting
     from buraco_rules.formats import errors
 
     assert errors.quote is quoting.quote_text  # the old import path, not a second definition
@@ -321,7 +326,7 @@ VERBS = frozenset({"draw", "take", "meld", "add", "discard"})
 
 def test_the_notation_is_written_and_read_in_one_module() -> None:
     """The notation's words are ``action_notation``'s: each action's ``__str__`` is its writer,
-    the reader is beside them, and neither ``actions.py`` nor the formats spell a verb."""
+    the reader is beside them, and neither ``core/actions.py`` nor the formats spell a verb."""
 
     def spells_a_verb(node: ast.AST) -> bool:
         return (
@@ -330,10 +335,10 @@ def test_the_notation_is_written_and_read_in_one_module() -> None:
             and node.value.split(" ", 1)[0] in VERBS
         )
 
-    speakers = ["actions.py", *(m for m, _ in trees() if m.startswith("formats/"))]
+    speakers = ["core/actions.py", *(m for m, _ in trees() if m.startswith("formats/"))]
     assert [m for m in where(spells_a_verb) if m in speakers] == []
-    assert "action_notation.py" in where(spells_a_verb)
-    tree = ast.parse((SRC / "actions.py").read_text(encoding="utf-8"))
+    assert "core/action_notation.py" in where(spells_a_verb)
+    tree = ast.parse((SRC / "core/actions.py").read_text(encoding="utf-8"))
     writers = {
         node.name: ast.unparse(item.value)
         for node in tree.body
@@ -348,7 +353,7 @@ def test_the_notation_is_written_and_read_in_one_module() -> None:
         "TakeDiscardPile": "write_take",
         "Discard": "write_discard",
     }
-    assert "def __str__" not in (SRC / "actions.py").read_text(encoding="utf-8")
+    assert "def __str__" not in (SRC / "core/actions.py").read_text(encoding="utf-8")
 
 
 def test_the_notation_reads_back_what_it_writes() -> None:
@@ -356,7 +361,7 @@ def test_the_notation_reads_back_what_it_writes() -> None:
     ``action_notation.read`` to the same action (checked on the first states of random hands)."""
     import buraco_rules as br
     from buraco_rules import variants
-    from buraco_rules.action_notation import read
+    from buraco_rules.core.action_notation import read
 
     for seed in range(3):
         state = br.new_game(variants.BURACO_FECHADO, 2, seed=seed)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.cards import all_cards
+from buraco_rules.core.cards import all_cards
 from forging import forged
 
 VARIANTS = (

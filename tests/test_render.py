@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.rendering import ending_text, escape, render_score
+from buraco_rules.play.rendering import ending_text, escape, render_score
 from buraco_rules.testing import game_states
 
 CONTROLS = (

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import bench, variants
-from buraco_rules.limits import MAX_MATCH_HANDS
+from buraco_rules.core.limits import MAX_MATCH_HANDS
 from buraco_rules.testing import game_states, rule_sets
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -22,8 +22,8 @@ import pytest
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.cards import Card
 from buraco_rules.cli import main
+from buraco_rules.core.cards import Card
 
 IT = variants.ITALIAN
 F = variants.BURACO_FECHADO

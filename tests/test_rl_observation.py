@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.cards import DECK
+from buraco_rules.core.cards import DECK
 from buraco_rules.rl.encoding import MELD, TokenError, legal_tokens
 
 np = pytest.importorskip("numpy")

@@ -14,7 +14,7 @@ import pytest
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.cards import DECK, all_cards
+from buraco_rules.core.cards import DECK, all_cards
 from buraco_rules.rl.encoding import NUM_TOKENS, legal_tokens
 
 pyspiel = pytest.importorskip("pyspiel")

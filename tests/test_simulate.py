@@ -10,7 +10,7 @@ import pytest
 
 from buraco_rules import variants
 from buraco_rules.bots import GreedyBot, RandomBot
-from buraco_rules.simulate import (
+from buraco_rules.bots.simulate import (
     Simulation,
     dask_executor,
     game_seed,

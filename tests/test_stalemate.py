@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.limits import MAX_HAND_ACTIONS
-from buraco_rules.rules import MAX_STALEMATE_TURNS, MIN_STALEMATE_TURNS
+from buraco_rules.core.limits import MAX_HAND_ACTIONS
+from buraco_rules.core.rules import MAX_STALEMATE_TURNS, MIN_STALEMATE_TURNS
 from buraco_rules.testing import rule_sets
 
 F = variants.BURACO_FECHADO

@@ -30,9 +30,9 @@ import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.bots import Bot, GreedyBot, MonteCarloBot
 from buraco_rules.bots.heuristics import Assessment, rank_actions
+from buraco_rules.bots.simulate import game_seed, play_game, wilson_interval
 from buraco_rules.rl import openspiel
 from buraco_rules.rl.encoding import action_to_tokens, is_complete, tokens_to_action
-from buraco_rules.simulate import game_seed, play_game, wilson_interval
 
 SCALE = 1e-3
 """Points are scaled to thousands, so that returns and UCT's exploration term are comparable."""

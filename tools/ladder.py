@@ -33,9 +33,9 @@ from typing import Any
 
 from buraco_rules import variants
 from buraco_rules.bots import bot_from_name
-from buraco_rules.ladder import bradley_terry
-from buraco_rules.simulate import game_seed, play_game, seat_bots, wilson_interval
-from buraco_rules.state import TEAM
+from buraco_rules.bots.ladder import bradley_terry
+from buraco_rules.bots.simulate import game_seed, play_game, seat_bots, wilson_interval
+from buraco_rules.engine.state import TEAM
 
 
 def _key(line: dict[str, Any]) -> tuple[Any, ...]:

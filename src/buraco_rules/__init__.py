@@ -11,7 +11,7 @@ Immutable states advanced by one pure reducer::
 """
 
 from . import variants
-from .actions import (
+from .core.actions import (
     MAX_ACTION_CARDS,
     MAX_MELD_INDEX,
     Action,
@@ -21,11 +21,16 @@ from .actions import (
     NewMeld,
     TakeDiscardPile,
 )
-from .cards import DECK, JOKER, Card, Rank, Suit, parse_cards
-from .decks import arrange_deck
-from .determinize import determinize, unseen_cards
-from .engine import apply, is_legal, legal_actions, new_game, why_illegal
-from .errors import ErrorCode, IllegalAction, InvalidRules, InvalidState, MalformedAction
+from .core.cards import DECK, JOKER, Card, Rank, Suit, parse_cards
+from .core.decks import arrange_deck
+from .core.errors import ErrorCode, IllegalAction, InvalidRules, InvalidState, MalformedAction
+from .core.limits import longest_hand
+from .core.memo import clear_caches
+from .core.outcome import Outcome, Termination
+from .core.rules import CanastaBonuses, CardValues, RuleSet
+from .engine.scoring import TeamScore, canasta_bonus, score
+from .engine.state import GameState, Phase
+from .engine.validate import validate
 from .formats import (
     DecodeError,
     GameRecord,
@@ -41,17 +46,12 @@ from .formats import (
     to_data,
     to_json,
 )
-from .limits import longest_hand
-from .match import History, Match, new_match
-from .melds import CanastaKind, Meld, MeldKind
-from .memo import clear_caches
-from .outcome import Outcome, Termination
-from .rendering import render
-from .rules import CanastaBonuses, CardValues, RuleSet
-from .scoring import TeamScore, canasta_bonus, score
-from .state import GameState, Phase
-from .validate import validate
-from .views import PlayerView, view
+from .hidden.determinize import determinize, unseen_cards
+from .hidden.views import PlayerView, view
+from .melds.meld import CanastaKind, Meld, MeldKind
+from .play.face import apply, is_legal, legal_actions, new_game, why_illegal
+from .play.match import History, Match, new_match
+from .play.rendering import render
 
 __all__ = [
     "DECK",

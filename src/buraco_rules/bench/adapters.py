@@ -8,11 +8,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..actions import Action
-from ..engine import apply, legal_actions, new_game
-from ..memo import clear_caches
-from ..rules import RuleSet
-from ..state import GameState
+from ..core.actions import Action
+from ..core.memo import clear_caches
+from ..core.rules import RuleSet
+from ..engine.state import GameState
+from ..play.face import apply, legal_actions, new_game
 
 ADAPTER_HANDS = 20
 """The random hands ``--adapters`` plays when given no count."""

@@ -8,8 +8,9 @@ import random
 import tracemalloc
 from typing import Any
 
-from .. import memo, variants
-from ..memo import clear_caches
+from .. import variants
+from ..core import memo
+from ..core.memo import clear_caches
 from .playouts import _now, _playout, build
 
 

@@ -13,14 +13,14 @@ import tracemalloc
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import engine
-from ..engine import apply, is_legal, legal_actions, new_game
+from ..core.memo import clear_caches
+from ..core.rules import RuleSet
+from ..engine.scoring import score
+from ..engine.state import GameState
 from ..formats import from_json, to_json
-from ..memo import clear_caches
-from ..rules import RuleSet
-from ..scoring import score
-from ..state import GameState
-from ..views import view
+from ..hidden.views import view
+from ..play import face as engine
+from ..play.face import apply, is_legal, legal_actions, new_game
 
 ROUNDS = 5
 _now = time.perf_counter

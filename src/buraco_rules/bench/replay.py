@@ -12,13 +12,13 @@ from typing import Any
 import attrs
 
 from .. import variants
-from ..actions import Action, Discard, DrawFromStock, TakeDiscardPile
-from ..engine import apply, legal_actions, new_game
+from ..core.actions import Action, Discard, DrawFromStock, TakeDiscardPile
+from ..core.memo import clear_caches
+from ..core.rules import MAX_STALEMATE_TURNS
+from ..engine.state import Phase
 from ..formats import GameRecord, MatchRecord, from_json, replay, to_json
-from ..match import new_match
-from ..memo import clear_caches
-from ..rules import MAX_STALEMATE_TURNS
-from ..state import Phase
+from ..play.face import apply, legal_actions, new_game
+from ..play.match import new_match
 from .playouts import _now, build
 
 

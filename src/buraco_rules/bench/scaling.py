@@ -19,12 +19,12 @@ import time
 from typing import Any
 
 from .. import variants
-from ..engine import apply, legal_actions, new_game
-from ..memo import clear_caches
+from ..core.memo import clear_caches
+from ..core.rules import RuleSet
+from ..engine.state import GameState, Phase
+from ..engine.transitions import replace
+from ..play.face import apply, legal_actions, new_game
 from ..rl.encoding import legal_tokens
-from ..rules import RuleSet
-from ..state import GameState, Phase
-from ..transitions import replace
 from .playouts import build
 
 HAND_SIZES: tuple[int, ...] = (11, 22, 44, 72)

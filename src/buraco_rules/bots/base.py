@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from typing import Protocol, runtime_checkable
 
-from ..actions import Action
-from ..views import PlayerView
+from ..core.actions import Action
+from ..hidden.views import PlayerView
 
 __all__ = ["Bot"]
 

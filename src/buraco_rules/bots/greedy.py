@@ -6,9 +6,9 @@ import random
 
 import attrs
 
-from ..actions import Action
-from ..engine import legal_actions
-from ..views import PlayerView
+from ..core.actions import Action
+from ..hidden.views import PlayerView
+from ..play.face import legal_actions
 from .heuristics import Assessment, rank_actions
 
 __all__ = ["GreedyBot"]

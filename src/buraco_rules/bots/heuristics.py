@@ -15,15 +15,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
-from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from ..cards import Card, all_cards
-from ..going_out import has_required_canasta
-from ..melds import IS_WILD, Meld, classify_kept
-from ..positions import ACE_HIGH, ACE_LOW, TWO_PLACE, card_at, places_of
-from ..rules import CANASTA_SIZE, RuleSet
-from ..scoring import canasta_bonus
-from ..state import team_seats
-from ..views import PlayerView
+from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.cards import Card, all_cards
+from ..core.rules import CANASTA_SIZE, RuleSet
+from ..engine.going_out import has_required_canasta
+from ..engine.scoring import canasta_bonus
+from ..engine.state import team_seats
+from ..hidden.views import PlayerView
+from ..melds.geometry import ACE_HIGH, ACE_LOW, TWO_PLACE, card_at, places_of
+from ..melds.meld import IS_WILD, Meld, classify_kept
 
 __all__ = ["Assessment", "rank_actions"]
 

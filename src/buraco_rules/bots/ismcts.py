@@ -9,11 +9,11 @@ from typing import Any
 
 import attrs
 
-from ..actions import Action, AddToMeld, NewMeld
-from ..determinize import determinize
-from ..engine import apply, legal_actions
-from ..state import GameState
-from ..views import PlayerView, view
+from ..core.actions import Action, AddToMeld, NewMeld
+from ..engine.state import GameState
+from ..hidden.determinize import determinize
+from ..hidden.views import PlayerView, view
+from ..play.face import apply, legal_actions
 from .heuristics import MELD_FIRST, Assessment, rank_actions
 from .rollout import greedy_rollout, leaf_value
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import attrs
 
-from ..actions import Action
-from ..determinize import determinize
-from ..engine import apply, legal_actions
-from ..views import PlayerView
+from ..core.actions import Action
+from ..hidden.determinize import determinize
+from ..hidden.views import PlayerView
+from ..play.face import apply, legal_actions
 from .heuristics import Assessment, rank_actions
 from .rollout import greedy_rollout
 

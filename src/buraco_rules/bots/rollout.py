@@ -3,10 +3,10 @@ reaches is worth to a team."""
 
 from __future__ import annotations
 
-from ..engine import apply, legal_actions
-from ..scoring import score
-from ..state import GameState
-from ..views import view
+from ..engine.scoring import score
+from ..engine.state import GameState
+from ..hidden.views import view
+from ..play.face import apply, legal_actions
 from .heuristics import Assessment, rank_actions
 
 __all__ = ["greedy_rollout", "leaf_value"]

@@ -8,7 +8,7 @@ import math
 import sys
 from typing import Any
 
-from ..ladder import Ladder, ladder
+from ..bots.ladder import Ladder, ladder
 from .options import add_variant, bot_list, players_of, positive_int, whole_number
 from .simulate_command import _executor, _progress_bar
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from .. import apply, new_match, view
 from ..bots import Bot, bot_from_name
-from ..match import Match
-from ..rendering import ending_text
-from ..simulate import seat_bots
+from ..bots.simulate import seat_bots
+from ..play.match import Match
+from ..play.rendering import ending_text
 from .options import (
     add_montecarlo_budget,
     add_variant,

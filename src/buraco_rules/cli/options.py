@@ -6,8 +6,8 @@ import argparse
 
 from .. import variants
 from ..bots import BOT_NAMES, ISMCTSBot, MonteCarloBot, bot_from_name
-from ..rendering import escape
-from ..rules import RuleSet
+from ..core.rules import RuleSet
+from ..play.rendering import escape
 
 __all__ = [
     "add_montecarlo_budget",

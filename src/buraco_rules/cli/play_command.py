@@ -17,11 +17,11 @@ import sys
 from typing import Any, TextIO
 
 from .. import GameRecord, apply, legal_actions, new_game, parse_action, score, to_json, view
-from ..actions import Action
 from ..bots import Bot, ISMCTSBot, bot_from_name
-from ..rendering import action_text, ending_text, escape, render, render_actions, render_score
-from ..simulate import game_seed, seat_bots
-from ..views import PlayerView
+from ..bots.simulate import game_seed, seat_bots
+from ..core.actions import Action
+from ..hidden.views import PlayerView
+from ..play.rendering import action_text, ending_text, escape, render, render_actions, render_score
 from .options import (
     add_montecarlo_budget,
     add_variant,

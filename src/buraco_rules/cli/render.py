@@ -1,5 +1,5 @@
 """What only a terminal needs: whether it can show the suit symbols. The drawing itself is
-public, in :mod:`buraco_rules.rendering` (``br.render``)."""
+public, in :mod:`buraco_rules.play.rendering` (``br.render``)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A record is input from anywhere: the file's size is checked before it is read (and the read is
 bounded, for files whose size the system does not know), and every text taken from it (names,
 ``meta``, a custom rule set's title) is printed with its control characters escaped
-(:func:`buraco_rules.rendering.escape`), so that a record cannot drive the terminal.
+(:func:`buraco_rules.play.rendering.escape`), so that a record cannot drive the terminal.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import GameRecord, from_json, replay, score, view
 from ..formats import MAX_JSON_CHARS, DecodeError, ReplayError
-from ..rendering import action_text, ending_text, escape, render, render_score
+from ..play.rendering import action_text, ending_text, escape, render, render_score
 from .options import whole_number
 from .render import can_show
 

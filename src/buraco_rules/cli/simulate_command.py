@@ -11,7 +11,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import ExitStack, contextmanager
 from typing import Any, TextIO
 
-from ..simulate import Simulation, dask_executor, simulate
+from ..bots.simulate import Simulation, dask_executor, simulate
 from .options import (
     add_montecarlo_budget,
     add_variant,

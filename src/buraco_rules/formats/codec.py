@@ -38,13 +38,13 @@ import types
 import typing
 from typing import Any, Final, TypeVar
 
-from ..actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from ..match import Match
-from ..quoting import describe_json, kind_of
-from ..rules import RuleSet
-from ..scoring import TeamScore
-from ..state import GameState
-from ..views import PlayerView
+from ..core.actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.quoting import describe_json, kind_of
+from ..core.rules import RuleSet
+from ..engine.scoring import TeamScore
+from ..engine.state import GameState
+from ..hidden.views import PlayerView
+from ..play.match import Match
 from .errors import DecodeError, NotationError
 from .jsontext import MAX_DEPTH, MAX_JSON_CHARS, read_json
 from .notation import format_action

@@ -1,6 +1,6 @@
 """The consistency of decoded values: each decoded state, view and match is checked by the core's
-own check (:func:`buraco_rules.validate`, :func:`buraco_rules.determinize.canonical_state`,
-:func:`buraco_rules.match.check_match`), its refusal raised as the decoder's one error,
+own check (:func:`buraco_rules.validate`, :func:`buraco_rules.hidden.determinize.canonical_state`,
+:func:`buraco_rules.play.match.check_match`), its refusal raised as the decoder's one error,
 :class:`~buraco_rules.formats.errors.DecodeError`. Nothing here checks a rule of its own."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..determinize import canonical_state
-from ..errors import InvalidState
-from ..match import Match, check_match
-from ..state import GameState
-from ..validate import validate
-from ..views import PlayerView
+from ..core.errors import InvalidState
+from ..engine.state import GameState
+from ..engine.validate import validate
+from ..hidden.determinize import canonical_state
+from ..hidden.views import PlayerView
+from ..play.match import Match, check_match
 from .errors import DecodeError
 
 __all__ = ["CHECKS"]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..quoting import QUOTE_CHARS as QUOTE_CHARS  # where the formats' modules found it
-from ..quoting import quote_text
+from ..core.quoting import QUOTE_CHARS as QUOTE_CHARS  # where the formats' modules found it
+from ..core.quoting import quote_text
 
 __all__ = ["DecodeError", "InvalidRecord", "NotationError", "ReplayError", "quote"]
 
 quote = quote_text
 """``repr`` of the first :data:`QUOTE_CHARS` characters of a text (marking a cut with ``…``), so
-that a message never carries an unbounded input: :func:`buraco_rules.quoting.quote_text`, under
+that a message never carries an unbounded input: :func:`buraco_rules.core.quoting.quote_text`, under
 the name the formats' modules have always imported."""
 
 

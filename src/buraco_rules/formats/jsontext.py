@@ -19,9 +19,9 @@ import re
 from collections import Counter
 from typing import Any, Final
 
-from ..cards import DECK
-from ..limits import MAX_HAND_ACTIONS, MAX_MATCH_HANDS
-from ..quoting import kind_of, quote_text
+from ..core.cards import DECK
+from ..core.limits import MAX_HAND_ACTIONS, MAX_MATCH_HANDS
+from ..core.quoting import kind_of, quote_text
 from .errors import DecodeError
 
 __all__ = ["MAX_DEPTH", "MAX_JSON_CHARS", "read_json"]
@@ -41,7 +41,7 @@ MAX_JSON_CHARS: Final = (
     MAX_MATCH_HANDS * (_ACTION_CHARS * MAX_HAND_ACTIONS + _LAID_CHARS * len(DECK)) + _BOUNDED_CHARS
 )
 """Longer documents are refused unread. Derived from the game's bounds
-(:mod:`buraco_rules.limits`): the record of the longest match, :data:`MAX_MATCH_HANDS` hands of
+(:mod:`buraco_rules.core.limits`): the record of the longest match, :data:`MAX_MATCH_HANDS` hands of
 :data:`MAX_HAND_ACTIONS` actions, fits, and so does every document of a legal value."""
 MAX_DEPTH: Final = 32
 """Documents nested deeper are refused before they are parsed (the formats nest 6 deep)."""

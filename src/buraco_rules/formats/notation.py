@@ -1,9 +1,9 @@
 """The action notation: one short text per action, written by ``str(action)`` and
 :func:`format_action`, read back by :func:`parse_action`. Its grammar, both ways, is
-:mod:`buraco_rules.action_notation` (below the actions, so that ``str(action)`` calls it); this
+:mod:`buraco_rules.core.action_notation` (below the actions, so that ``str(action)`` calls it); this
 module makes the actions it reads, checks them where a state is given, and raises the
 format's error, :class:`~buraco_rules.formats.errors.NotationError`. The grammar is written
-out in ``docs/formats.md`` and in :mod:`buraco_rules.action_notation`.
+out in ``docs/formats.md`` and in :mod:`buraco_rules.core.action_notation`.
 
 >>> from buraco_rules import variants, new_game
 >>> parse_action("take meld 8H 9H JK")
@@ -19,13 +19,22 @@ buraco_rules.formats.errors.NotationError: not an action: 'fly 5S' (expected dra
 >>> parse_action("discard KH", new_game(variants.ITALIAN, 2, seed=1))
 Traceback (most recent call last):
 ...
-buraco_rules.errors.IllegalAction: draw first: from the stock or the discard pile (R4)
+buraco_rules.core.errors.IllegalAction: draw first: from the stock or the discard pile (R4)
 """
 
 from __future__ import annotations
 
-from ..action_notation import ADD, DISCARD, DRAW, MAX_NOTATION_CHARS, TAKE, Sentence, read, refusal
-from ..actions import (
+from ..core.action_notation import (
+    ADD,
+    DISCARD,
+    DRAW,
+    MAX_NOTATION_CHARS,
+    TAKE,
+    Sentence,
+    read,
+    refusal,
+)
+from ..core.actions import (
     MAX_ACTION_CARDS,
     MAX_MELD_INDEX,
     Action,
@@ -35,13 +44,13 @@ from ..actions import (
     NewMeld,
     TakeDiscardPile,
 )
-from ..checks import well_formed
-from ..engine import why_illegal
-from ..errors import MalformedAction
-from ..match import Match
-from ..quoting import describe
-from ..state import GameState
-from ..views import PlayerView
+from ..core.errors import MalformedAction
+from ..core.quoting import describe
+from ..engine.checks import well_formed
+from ..engine.state import GameState
+from ..hidden.views import PlayerView
+from ..play.face import why_illegal
+from ..play.match import Match
 from .errors import NotationError
 
 __all__ = ["MAX_NOTATION_CHARS", "format_action", "parse_action"]

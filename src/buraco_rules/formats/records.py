@@ -24,16 +24,16 @@ from typing import Any, Final
 
 import attrs
 
-from ..actions import Action
-from ..cards import Card
-from ..engine import apply, new_game
-from ..errors import IllegalAction
-from ..limits import MAX_MATCH_HANDS, longest_hand
-from ..match import History, Match, new_match
-from ..quoting import describe
-from ..rules import RuleSet
-from ..scoring import TeamScore, score
-from ..state import GameState, Phase
+from ..core.actions import Action
+from ..core.cards import Card
+from ..core.errors import IllegalAction
+from ..core.limits import MAX_MATCH_HANDS, longest_hand
+from ..core.quoting import describe
+from ..core.rules import RuleSet
+from ..engine.scoring import TeamScore, score
+from ..engine.state import GameState, Phase
+from ..play.face import apply, new_game
+from ..play.match import History, Match, new_match
 from .errors import InvalidRecord, NotationError, ReplayError
 from .notation import format_action, parse_action
 

@@ -6,7 +6,7 @@ A class's schema is its init fields in declared order: each field's name (the do
 alias (the constructor's keyword), type (read from the class's annotations) and whether a
 document must hold it (a field without a default).
 
->>> from buraco_rules.scoring import TeamScore
+>>> from buraco_rules.engine.scoring import TeamScore
 >>> [(f.name, f.type, f.required) for f in schema_of(TeamScore)][:2]
 [('table', <class 'int'>, True), ('canastas', <class 'int'>, True)]
 

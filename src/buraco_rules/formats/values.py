@@ -9,7 +9,7 @@ a number beyond ±2**256, a list longer than any of the game, a key that is not 
 field, and a decoded object that its core check refuses (:mod:`buraco_rules.formats.consistency`).
 
 >>> from buraco_rules import new_game, score, variants
->>> from buraco_rules.scoring import TeamScore
+>>> from buraco_rules.engine.scoring import TeamScore
 >>> encode, decode = object_codec(TeamScore)
 >>> mine, _ = score(new_game(variants.ITALIAN, 2, seed=1))
 >>> encode(mine)["hands"], decode(encode(mine), Context()) == mine
@@ -28,13 +28,13 @@ from typing import Any, Final
 import attrs
 
 from .. import variants
-from ..actions import Action
-from ..cards import DECK, Card, all_cards
-from ..limits import MAX_MATCH_ACTIONS
-from ..match import MAX_SEED, History
-from ..melds import Meld, classify
-from ..quoting import describe_json, quote_text
-from ..rules import RuleSet
+from ..core.actions import Action
+from ..core.cards import DECK, Card, all_cards
+from ..core.limits import MAX_MATCH_ACTIONS
+from ..core.quoting import describe_json, quote_text
+from ..core.rules import RuleSet
+from ..melds.meld import Meld, classify
+from ..play.match import MAX_SEED, History
 from .consistency import CHECKS
 from .errors import DecodeError, NotationError
 from .notation import format_action, parse_action
@@ -58,7 +58,7 @@ _MAX_INT: Final = MAX_SEED
 _MAX_CARDS: Final = len(DECK)
 _MAX_ITEMS: Final = MAX_MATCH_ACTIONS
 """No list of a document is longer: the longest is a match record's actions
-(:data:`buraco_rules.limits.MAX_MATCH_ACTIONS`)."""
+(:data:`buraco_rules.core.limits.MAX_MATCH_ACTIONS`)."""
 
 Encoder = Callable[[Any], Any]
 """A value's encoder: the value to its JSON data."""

@@ -10,12 +10,12 @@ from typing import Final
 
 import attrs
 
-from ..actions import Action
-from ..cards import DECK, all_cards
-from ..engine import apply
-from ..rules import DECK_SIZE, RuleSet
-from ..scoring import score
-from ..state import GameState
+from ..core.actions import Action
+from ..core.cards import DECK, all_cards
+from ..core.rules import DECK_SIZE, RuleSet
+from ..engine.scoring import score
+from ..engine.state import GameState
+from ..play.face import apply
 from .encoding import is_complete, legal_tokens, token_to_string, tokens_to_action
 
 _FACES: Final = all_cards()

@@ -49,14 +49,14 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
-from ..actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from ..cards import DECK, all_cards
-from ..decks import DECK_COUNTS
-from ..determinize import canonical_state
-from ..engine import legal_actions
-from ..quoting import describe
-from ..state import GameState
-from ..views import PlayerView
+from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.cards import DECK, all_cards
+from ..core.decks import DECK_COUNTS
+from ..core.quoting import describe
+from ..engine.state import GameState
+from ..hidden.determinize import canonical_state
+from ..hidden.views import PlayerView
+from ..play.face import legal_actions
 
 __all__ = [
     "ADD",

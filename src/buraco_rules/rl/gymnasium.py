@@ -31,9 +31,9 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from ..bots import Bot, bot_from_name
-from ..engine import new_game
-from ..state import TEAM, GameState
-from ..views import view
+from ..engine.state import TEAM, GameState
+from ..hidden.views import view
+from ..play.face import new_game
 from ._position import IllegalToken, Position, SteppedHand, utility_bound
 from .encoding import NUM_TOKENS
 from .observation import OBSERVATION_SIZE, encode, with_prefix

@@ -28,12 +28,12 @@ from typing import Final, NamedTuple, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ..cards import DECK
-from ..melds import Meld, MeldKind
-from ..rules import DECK_SIZE, RuleSet
-from ..scoring import table_points
-from ..state import TEAM, Phase
-from ..views import PlayerView
+from ..core.cards import DECK
+from ..core.rules import DECK_SIZE, RuleSet
+from ..engine.scoring import table_points
+from ..engine.state import TEAM, Phase
+from ..hidden.views import PlayerView
+from ..melds.meld import Meld, MeldKind
 from .encoding import NUM_SLOTS, NUM_TOKENS, _as_tokens
 
 __all__ = [

@@ -36,12 +36,12 @@ import numpy.typing as npt
 import pyspiel
 
 from .. import variants
-from ..cards import DECK, all_cards
-from ..determinize import determinize
-from ..engine import new_game
-from ..rules import DECK_SIZE, RuleSet
-from ..state import TEAM, GameState
-from ..views import PlayerView, view
+from ..core.cards import DECK, all_cards
+from ..core.rules import DECK_SIZE, RuleSet
+from ..engine.state import TEAM, GameState
+from ..hidden.determinize import determinize
+from ..hidden.views import PlayerView, view
+from ..play.face import new_game
 from ._position import IllegalToken, Position, max_tokens_per_turn, token_name, utility_bound
 from .encoding import NUM_TOKENS, is_complete, legal_tokens
 from .observation import LAYOUT, OBSERVATION_SIZE, _write_prefix, encode

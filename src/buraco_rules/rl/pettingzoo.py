@@ -34,11 +34,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .. import variants
-from ..engine import new_game
-from ..rendering import render
-from ..rules import RuleSet
-from ..state import TEAM, GameState
-from ..views import view
+from ..core.rules import RuleSet
+from ..engine.state import TEAM, GameState
+from ..hidden.views import view
+from ..play.face import new_game
+from ..play.rendering import render
 from ._position import Position, SteppedHand, token_name, utility_bound
 from .encoding import NUM_TOKENS
 from .observation import OBSERVATION_SIZE, _write_prefix, encode

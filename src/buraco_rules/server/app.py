@@ -23,7 +23,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import variants
-from ..match import Match
+from ..play.match import Match
 from .protocol import Join, Move, ProtocolError, read_frame
 from .store import TableStore
 from .tables import CreateError, Table, TableHub

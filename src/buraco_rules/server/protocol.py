@@ -10,7 +10,7 @@ from typing import Final
 
 import attrs
 
-from ..quoting import describe
+from ..core.quoting import describe
 
 __all__ = [
     "MAX_FRAME_CHARS",

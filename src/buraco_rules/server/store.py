@@ -23,10 +23,10 @@ from pathlib import Path
 
 import attrs
 
+from ..engine.state import GameState
 from ..formats import GameRecord, MatchRecord, from_json, to_json
 from ..formats import replay as replay_record
-from ..match import Match
-from ..state import GameState
+from ..play.match import Match
 
 __all__ = ["SeatRow", "StoredTable", "TableStore", "token_digest"]
 

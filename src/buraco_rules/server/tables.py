@@ -21,10 +21,11 @@ from typing import Any, Final, Protocol
 import attrs
 
 from .. import variants
-from ..actions import Action
 from ..bots import BOT_NAMES, SEARCH_BOTS, Bot, bot_from_name
-from ..engine import apply, legal_actions, new_game
-from ..errors import IllegalAction
+from ..core.actions import Action
+from ..core.errors import IllegalAction
+from ..engine.scoring import TeamScore, score
+from ..engine.state import GameState
 from ..formats import (
     DecodeError,
     GameRecord,
@@ -35,10 +36,9 @@ from ..formats import (
     parse_action,
     to_data,
 )
-from ..match import Match, new_match
-from ..scoring import TeamScore, score
-from ..state import GameState
-from ..views import PlayerView, view
+from ..hidden.views import PlayerView, view
+from ..play.face import apply, legal_actions, new_game
+from ..play.match import Match, new_match
 from .store import SeatRow, StoredTable, TableStore
 
 __all__ = ["Connection", "CreateError", "Table", "TableHub"]

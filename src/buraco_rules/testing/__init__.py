@@ -31,12 +31,12 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ..cards import Card
-from ..match import Match
-from ..melds import Meld
-from ..rules import RuleSet
-from ..state import GameState
-from ..views import PlayerView
+from ..core.cards import Card
+from ..core.rules import RuleSet
+from ..engine.state import GameState
+from ..hidden.views import PlayerView
+from ..melds.meld import Meld
+from ..play.match import Match
 from .machine import BuracoStateMachine
 from .strategies import (
     InvalidMeld,

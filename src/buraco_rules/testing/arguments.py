@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis.errors import InvalidArgument
 
-from ..rules import RuleSet
+from ..core.rules import RuleSet
 
 __all__ = ["check_rules", "check_size"]
 

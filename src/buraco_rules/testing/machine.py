@@ -15,17 +15,17 @@ import attrs
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from ..actions import Action
-from ..cards import Card
-from ..decks import DECK_COUNTS
-from ..determinize import determinize
-from ..engine import apply, is_legal, legal_actions, new_game
-from ..errors import IllegalAction
-from ..rules import RuleSet
-from ..scoring import TeamScore, canasta_bonus, score
-from ..state import GameState
-from ..validate import validate
-from ..views import view
+from ..core.actions import Action
+from ..core.cards import Card
+from ..core.decks import DECK_COUNTS
+from ..core.errors import IllegalAction
+from ..core.rules import RuleSet
+from ..engine.scoring import TeamScore, canasta_bonus, score
+from ..engine.state import GameState
+from ..engine.validate import validate
+from ..hidden.determinize import determinize
+from ..hidden.views import view
+from ..play.face import apply, is_legal, legal_actions, new_game
 from .strategies import Refusal, illegal_actions_of, legal_actions_of, rule_sets, seeds
 
 __all__ = ["BuracoStateMachine"]

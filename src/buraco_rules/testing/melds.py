@@ -1,5 +1,5 @@
 """Hypothesis strategies for cards, hands and melds: any card, hands that one deck can hold, the
-melds a rule set allows (read from the run geometry, :mod:`buraco_rules.positions`) and cards
+melds a rule set allows (read from the run geometry, :mod:`buraco_rules.melds.geometry`) and cards
 that form none, with why."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import attrs
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..cards import DECK, JOKER, Card, all_cards
-from ..errors import ErrorCode
-from ..melds import Meld, MeldKind
-from ..positions import ACE_HIGH, ACE_LOW, MIN_RUN, card_at, wildcard_floats
-from ..rules import RuleSet
+from ..core.cards import DECK, JOKER, Card, all_cards
+from ..core.errors import ErrorCode
+from ..core.rules import RuleSet
+from ..melds.geometry import ACE_HIGH, ACE_LOW, MIN_RUN, card_at, wildcard_floats
+from ..melds.meld import Meld, MeldKind
 from .arguments import check_rules, check_size
 
 __all__ = ["InvalidMeld", "cards", "hands", "invalid_melds", "valid_melds"]

@@ -11,7 +11,7 @@ import attrs
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..actions import (
+from ..core.actions import (
     MAX_MELD_INDEX,
     Action,
     AddToMeld,
@@ -20,10 +20,10 @@ from ..actions import (
     NewMeld,
     TakeDiscardPile,
 )
-from ..cards import all_cards
-from ..engine import legal_actions
-from ..errors import ErrorCode
-from ..state import GameState, Phase
+from ..core.cards import all_cards
+from ..core.errors import ErrorCode
+from ..engine.state import GameState, Phase
+from ..play.face import legal_actions
 
 __all__ = ["Refusal", "illegal_actions_of", "legal_actions_of"]
 

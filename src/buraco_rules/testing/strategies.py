@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from .. import variants
-from ..engine import apply, legal_actions, new_game
-from ..errors import InvalidRules
-from ..match import Match, new_match
-from ..rules import MAX_STALEMATE_TURNS, MIN_STALEMATE_TURNS, RuleSet
-from ..state import GameState
-from ..views import PlayerView, view
+from ..core.errors import InvalidRules
+from ..core.rules import MAX_STALEMATE_TURNS, MIN_STALEMATE_TURNS, RuleSet
+from ..engine.state import GameState
+from ..hidden.views import PlayerView, view
+from ..play.face import apply, legal_actions, new_game
+from ..play.match import Match, new_match
 from .arguments import check_rules, check_size
 from .melds import InvalidMeld, cards, hands, invalid_melds, valid_melds
 from .moves import Refusal, illegal_actions_of, legal_actions_of

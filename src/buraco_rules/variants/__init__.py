@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .. import rules as _rules
-from ..rules import RuleSet
+from ..core import rules as _rules
+from ..core.rules import RuleSet
 from .buraco_fechado import BURACO_FECHADO
 from .canasta_stbl import CANASTA_STBL
 from .italian import ITALIAN

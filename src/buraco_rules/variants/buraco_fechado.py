@@ -3,7 +3,7 @@ only with a clean canasta; two or four players."""
 
 from __future__ import annotations
 
-from ..rules import CanastaBonuses, CardValues, RuleSet
+from ..core.rules import CanastaBonuses, CardValues, RuleSet
 
 __all__ = ["BURACO_FECHADO"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from ..rules import CanastaBonuses
+from ..core.rules import CanastaBonuses
 from .buraco_fechado import BURACO_FECHADO
 
 __all__ = ["CANASTA_STBL"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import attrs
 
-from ..rules import CanastaBonuses
+from ..core.rules import CanastaBonuses
 from .italian import ITALIAN
 
 __all__ = ["ITALIAN_FIBUR"]

@@ -1,23 +1,22 @@
 """Meld search: every new meld, and every addition to a meld, that some cards allow.
 
-A run is searched by arithmetic on bitmasks of positions (1-14, see :mod:`buraco_rules.melds`):
+A run is searched by arithmetic on bitmasks of positions (1-14, see :mod:`buraco_rules.melds.meld`):
 the natural cards of a valid run cover an interval of positions with at most one hole, which
 its one wildcard fills (R7, R8). A hand is read once into what it offers each suit
-(:class:`SuitHand`, in :mod:`buraco_rules.suithands`); quick tests on those masks rule out most
-suits and melds at once; the search proper (:func:`run_shapes`) walks the intervals of positions,
-sees only small integers, and is memoised on them, so that all suits, hands and melds with the
-same shape share one entry. Sets (Italian Buraco) are searched per rank, in
-:mod:`buraco_rules.setsearch`; both modules' names are re-exported here.
+(:class:`SuitHand`, in :mod:`buraco_rules.melds.suithands`); quick tests on those masks rule out
+most suits and melds at once; the search proper (:func:`run_shapes`) walks the intervals of
+positions, sees only small integers, and is memoised on them, so that all suits, hands and melds
+with the same shape share one entry. Sets (Italian Buraco) are searched per rank, in
+:mod:`buraco_rules.melds.setsearch`; both modules' names are re-exported here.
 """
 
 from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from .cards import Card, all_cards
-from .melds import IS_WILD, POSITION_BITS, Meld
-from .memo import memoised
-from .positions import (
+from ..core.cards import Card, all_cards
+from ..core.memo import memoised
+from .geometry import (
     ACE_BITS,
     ACE_HIGH,
     ACE_LOW,
@@ -33,6 +32,7 @@ from .positions import (
     natural_twos_in,
     wildcard_floats,
 )
+from .meld import IS_WILD, POSITION_BITS, Meld
 from .setsearch import counted_set_options as counted_set_options
 from .setsearch import set_options as set_options
 from .setsearch import set_shapes as set_shapes
@@ -375,7 +375,7 @@ def run_shapes(
     depends only on their multiset. So walk the intervals of positions that the fixed cards and
     the hand can fill together, with the hole that a held card may be left out of, and read the
     hand's part off each layout: the layout's cards minus the fixed ones. This enumerates exactly
-    the multisets that :func:`buraco_rules.melds._layout_run` accepts.
+    the multisets that :func:`buraco_rules.melds.meld._layout_run` accepts.
     """
     all_aces = aces + fixed_aces
     all_twos = twos + fixed_twos

@@ -6,14 +6,14 @@ A rule set checks itself on construction (and so on ``attrs.evolve``): each fiel
 naming the field and its ruling (:func:`boolean`, :func:`integer`, ...), and
 :meth:`RuleSet.__attrs_post_init__` checks the fields together (a deal that fits in the deck, a
 default player count that is allowed). Anything wrong is an
-:class:`~buraco_rules.errors.InvalidRules`. A new field gets a validator the same way.
+:class:`~buraco_rules.core.errors.InvalidRules`. A new field gets a validator the same way.
 
 >>> import attrs
 >>> from buraco_rules import variants
 >>> attrs.evolve(variants.BURACO_FECHADO, hand_size=0)
 Traceback (most recent call last):
 ...
-buraco_rules.errors.InvalidRules: RuleSet.hand_size must be an int from 1, not 0 (R2)
+buraco_rules.core.errors.InvalidRules: RuleSet.hand_size must be an int from 1, not 0 (R2)
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ MIN_STALEMATE_TURNS: Final = 4
 (and chosen not to draw) before a stalemate ends the hand."""
 MAX_STALEMATE_TURNS: Final = 24
 """R24: the most turns a rule set may set (six rounds of four); it bounds the longest hand, from
-which the decoders' limits are derived (:mod:`buraco_rules.limits`)."""
+which the decoders' limits are derived (:mod:`buraco_rules.core.limits`)."""
 TEXT_CHARS: Final = 200
 """The longest ``name`` or ``title`` of a rule set: they are written into every document that
 holds a customised rule set, whose size the decoders bound."""

@@ -5,7 +5,7 @@ one place from game to game, and results are gathered in game order, so the same
 same results whatever the executor and the number of workers: a process pool, a Dask cluster
 (``distributed.Client(...).get_executor(pure=False)``) or none at all.
 
->>> from buraco_rules.simulate import simulate
+>>> from buraco_rules.bots.simulate import simulate
 >>> result = simulate("canasta-stbl", games=4, bots=("greedy", "random"), seed=1)
 >>> result.games, result.wins[0] + result.wins[1] + result.ties
 (4, 4)
@@ -29,14 +29,14 @@ from typing import Any, TypeVar
 
 import attrs
 
-from . import variants
-from .bots import Bot, bot_from_name
-from .engine import apply, new_game
-from .outcome import Termination
-from .rules import RuleSet
-from .scoring import score
-from .state import TEAM, Phase
-from .views import view
+from .. import variants
+from ..core.outcome import Termination
+from ..core.rules import RuleSet
+from ..engine.scoring import score
+from ..engine.state import TEAM, Phase
+from ..hidden.views import view
+from ..play.face import apply, new_game
+from . import Bot, bot_from_name
 
 __all__ = [
     "GameResult",

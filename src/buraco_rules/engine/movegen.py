@@ -5,14 +5,14 @@ then the discards (by card id). Melds and takes come suit by suit (clubs, diamon
 spades): the new runs, then the additions to that suit's runs by meld index; then rank by rank,
 a new set or the additions to the team's set of that rank. Within each, by the cards' ids.
 
-The hand is read once into what it offers each suit (:func:`buraco_rules.meldsearch.suit_hands`);
+The hand is read once into what it offers each suit (:func:`buraco_rules.melds.search.suit_hands`);
 a quick test on those bitmasks skips every suit and meld that cannot take part in a run, which is
 most of them, and the search runs on the rest. R14 is applied afterwards, and only to options big
 enough to matter. Each action is listed with its *recipe*, the meld index and cards it was built
 from, from which ``apply`` lays the meld it makes.
 
 The rulings it decides beyond a meld's shape (the stock, R11, R13, R14) are the predicates of
-:mod:`buraco_rules.constraints`, asked as a yes/no (the checker raises what they return); the
+:mod:`buraco_rules.engine.constraints`, asked as a yes/no (the checker raises what they return); the
 shape of a meld and the cards held are decided by the search itself, the documented fast filter
 that the brute-force tests hold equal to the checker's predicates.
 """
@@ -22,12 +22,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Final
 
-from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from .cards import Card, all_cards
-from .constraints import empty_stock, last_discard, leaves, leaves_after_take, taken_card
-from .going_out import banned_after, kept_after_take, remove_cards
-from .melds import IS_WILD, Meld, sets_by_rank
-from .meldsearch import (
+from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.cards import Card, all_cards
+from ..core.memo import memoised
+from ..melds.meld import IS_WILD, Meld, sets_by_rank
+from ..melds.search import (
     NOTHING_FIXED,
     counted_set_options,
     might_extend,
@@ -41,7 +40,8 @@ from .meldsearch import (
     wild_kinds,
     with_top,
 )
-from .memo import memoised
+from .constraints import empty_stock, last_discard, leaves, leaves_after_take, taken_card
+from .going_out import banned_after, kept_after_take, remove_cards
 from .recipes import corrupt_hand, melds_with, result_of
 from .state import TEAM, GameState, Listed, Phase
 
@@ -53,7 +53,8 @@ _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
 
 Generated = tuple[tuple[Action, ...], tuple[Listed, ...]]
-"""The legal actions, and for each what it was listed as (:data:`~buraco_rules.state.Listed`)."""
+"""The legal actions, and for each what it was listed as
+(:data:`~buraco_rules.engine.state.Listed`)."""
 
 Option = tuple[int, tuple[Card, ...]]
 """A meld index (-1: a new meld) and the cards to put there."""

@@ -16,10 +16,12 @@ from typing import Final
 
 import attrs
 
-from .cards import JOKER, Card, Rank, Suit, all_cards, is_card
-from .errors import ErrorCode
-from .memo import memoised
-from .positions import (
+from ..core.cards import JOKER, Card, Rank, Suit, all_cards, is_card
+from ..core.errors import ErrorCode
+from ..core.memo import memoised
+from ..core.quoting import describe
+from ..core.rules import CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
+from .geometry import (
     ACE_BITS,
     FULL_SPAN,
     MAX_HOLES,
@@ -30,8 +32,6 @@ from .positions import (
     lays_out,
     lowest,
 )
-from .quoting import describe
-from .rules import CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
 
 __all__ = ["CanastaKind", "Meld", "MeldKind"]
 

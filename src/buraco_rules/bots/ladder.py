@@ -1,11 +1,11 @@
 """A rated round robin among bots: every pair plays the same deals from both seat orders.
 
-Each pairing is two :func:`~buraco_rules.simulate.simulate` runs with the same seed, so the same
-deals with the same first seats, once with each bot as team 0: what one bot's luck gives it in a
-deal, the other gets back in the swapped game. Every pairing is played on the same deals. The
+Each pairing is two :func:`~buraco_rules.bots.simulate.simulate` runs with the same seed, so the
+same deals with the same first seats, once with each bot as team 0: what one bot's luck gives it in
+a deal, the other gets back in the swapped game. Every pairing is played on the same deals. The
 ratings are a Bradley–Terry fit of all the hands (on the Elo scale, with 95 % intervals).
 
->>> from buraco_rules.ladder import ladder
+>>> from buraco_rules.bots.ladder import ladder
 >>> table = ladder("canasta-stbl", 2, bots=("random", "greedy"), hands=2, seed=1)
 >>> [p.hands for p in table.pairings]
 [4]
@@ -23,11 +23,11 @@ from typing import Any
 
 import attrs
 
-from . import variants
-from .bots import bot_from_name
-from .rules import RuleSet
+from .. import variants
+from ..core.rules import RuleSet
+from ..engine.state import TEAM
+from . import bot_from_name
 from .simulate import Simulation, simulate, wilson_interval
-from .state import TEAM
 
 __all__ = ["Ladder", "Pairing", "bradley_terry", "ladder"]
 

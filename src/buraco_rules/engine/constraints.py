@@ -2,15 +2,15 @@
 refusal a ruling makes of an action, an :data:`Refusal` (its code and the sentence for the
 player), or None where the ruling allows it.
 
-The checker (:mod:`buraco_rules.checks`) raises what they return, in its fixed order. The move
-generator (:mod:`buraco_rules.movegen`) asks the same predicates as a yes/no (``is None``) where it
-decides the same question: the stock (:func:`empty_stock`), R14 (:func:`leaves`,
+The checker (:mod:`buraco_rules.engine.checks`) raises what they return, in its fixed order. The
+move generator (:mod:`buraco_rules.engine.movegen`) asks the same predicates as a yes/no (``is
+None``) where it decides the same question: the stock (:func:`empty_stock`), R14 (:func:`leaves`,
 :func:`leaves_after_take`), R11 (:func:`taken_card`) and R13 (:func:`last_discard`). Two kinds of
 constraint it decides by a documented fast filter instead, which the brute-force tests
 (``tests/test_movegen.py``) hold equal to the predicate on random states: the shape of a meld
-(:func:`new_meld`, :func:`addition`), where the search of :mod:`buraco_rules.meldsearch` lists
+(:func:`new_meld`, :func:`addition`), where the search of :mod:`buraco_rules.melds.search` lists
 only melds that form, and the cards held (:func:`in_hand`), where it lists only cards of the hand.
-A ruling across the whole turn, the minimum opening, is :mod:`buraco_rules.opening`'s.
+A ruling across the whole turn, the minimum opening, is :mod:`buraco_rules.engine.opening`'s.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
-from .actions import AddToMeld, NewMeld
-from .cards import Card, is_card
-from .errors import ErrorCode
+from ..core.actions import AddToMeld, NewMeld
+from ..core.cards import Card, is_card
+from ..core.errors import ErrorCode
+from ..core.quoting import describe
+from ..melds.meld import Meld, MeldKind, meld_error, sets_by_rank
 from .going_out import (
     hand_after_take,
     has_required_canasta,
@@ -33,8 +35,6 @@ from .going_out import (
     remove_cards,
     stock_exhausted,
 )
-from .melds import Meld, MeldKind, meld_error, sets_by_rank
-from .quoting import describe
 from .state import TEAM, GameState, Phase
 
 __all__ = [
@@ -62,8 +62,8 @@ __all__ = [
 ]
 
 Refusal = tuple[ErrorCode, str]
-"""A refusal: the :class:`~buraco_rules.errors.ErrorCode` and the sentence for the player, which
-the checker raises as an :class:`~buraco_rules.errors.IllegalAction`."""
+"""A refusal: the :class:`~buraco_rules.core.errors.ErrorCode` and the sentence for the player,
+which the checker raises as an :class:`~buraco_rules.core.errors.IllegalAction`."""
 
 _LOW_ONLY: Final = "but the ace is low only (a house rule, RuleSet.ace_low_only)"
 
@@ -246,7 +246,7 @@ def leaves(
     banned: Card | None = None,
 ) -> Refusal | None:
     """R14: a meld may leave ``remaining`` in the hand (see
-    :func:`~buraco_rules.going_out.may_leave`), the team's melds being ``melds`` after it."""
+    :func:`~buraco_rules.engine.going_out.may_leave`), the team's melds being ``melds`` after it."""
     if len(remaining) >= 2 or may_leave(state, team, remaining, melds, banned):
         return None
     if not remaining:
@@ -268,7 +268,7 @@ def leaves_after_take(
     melds: Sequence[Meld],
 ) -> Refusal | None:
     """R14 for a closed-pile take (R10): the hand keeps ``remaining`` and gains ``pile`` below its
-    top (see :func:`~buraco_rules.going_out.may_keep_after_take`)."""
+    top (see :func:`~buraco_rules.engine.going_out.may_keep_after_take`)."""
     rest = pile[:-1]
     if may_keep_after_take(state, team, remaining, rest, melds):
         return None
@@ -296,7 +296,7 @@ def last_discard(
     state: GameState, team: int, card: Card, melds: Sequence[Meld], banned: Card | None
 ) -> Refusal | None:
     """R12, R13: ``card``, the player's last, may be discarded (see
-    :func:`~buraco_rules.going_out.may_discard_last`)."""
+    :func:`~buraco_rules.engine.going_out.may_discard_last`)."""
     if may_discard_last(state, team, card, melds, banned):
         return None
     needs = "a clean canasta" if state.rules.going_out_needs_clean_canasta else "a canasta"

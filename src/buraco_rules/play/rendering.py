@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from .actions import Action
-from .cards import Card
-from .melds import Meld
-from .outcome import Outcome, Termination
-from .scoring import TeamScore
-from .state import Phase
-from .views import PlayerView
+from ..core.actions import Action
+from ..core.cards import Card
+from ..core.outcome import Outcome, Termination
+from ..engine.scoring import TeamScore
+from ..engine.state import Phase
+from ..hidden.views import PlayerView
+from ..melds.meld import Meld
 
 __all__ = [
     "TITLE_CHARS",

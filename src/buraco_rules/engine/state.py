@@ -1,6 +1,7 @@
 """The game state: a frozen record of one hand of Buraco, shared structurally between steps.
 
-Nothing here checks or changes a state: :mod:`buraco_rules.engine` is the only way to advance one.
+Nothing here checks or changes a state: :mod:`buraco_rules.play.face` is the only way to advance
+one.
 """
 
 from __future__ import annotations
@@ -10,19 +11,19 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from .cards import Card
-from .melds import Meld
-from .outcome import Outcome, outcome_of
-from .rules import RuleSet
+from ..core.cards import Card
+from ..core.outcome import Outcome, outcome_of
+from ..core.rules import RuleSet
+from ..melds.meld import Meld
 
 if TYPE_CHECKING:
-    from .actions import Action
+    from ..core.actions import Action
 
 __all__ = ["TEAM", "GameState", "Phase", "team_seats"]
 
 Recipe = tuple[int, tuple[Card, ...]]
-"""What a meld-making legal action was built from (:mod:`buraco_rules.movegen`): the index of the
-meld it adds to (-1 for a new meld) and the cards it puts there (for a take, with the pile's top
+"""What a meld-making legal action was built from (:mod:`buraco_rules.engine.movegen`): the index of
+the meld it adds to (-1 for a new meld) and the cards it puts there (for a take, with the pile's top
 card)."""
 
 Listed = Recipe | Card | None
@@ -90,7 +91,7 @@ class GameState:
     _legal: tuple[tuple[Action, ...], tuple[Listed, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
-    """A cache of the legal actions and their recipes (:mod:`buraco_rules.movegen`)."""
+    """A cache of the legal actions and their recipes (:mod:`buraco_rules.engine.movegen`)."""
 
     def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
         # Pickle and deep-copy the value only, not the cached legal actions.

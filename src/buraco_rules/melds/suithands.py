@@ -1,6 +1,6 @@
 """Reading a hand for the run search: what it offers a run of each suit (:class:`SuitHand`), as
 bitmasks of positions and counts, and its wild kinds. One job: the hand's side of
-:mod:`buraco_rules.meldsearch`, which searches the runs those offers allow.
+:mod:`buraco_rules.melds.search`, which searches the runs those offers allow.
 """
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Final
 
-from .cards import Card, all_cards
-from .melds import IS_WILD, POSITION_BITS
-from .memo import memoised
-from .positions import ACE_BITS, TWO_BIT
+from ..core.cards import Card, all_cards
+from ..core.memo import memoised
+from .geometry import ACE_BITS, TWO_BIT
+from .meld import IS_WILD, POSITION_BITS
 
 __all__ = ["SuitHand", "suit_hand", "suit_hands", "wild_kinds"]
 

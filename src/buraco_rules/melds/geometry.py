@@ -1,7 +1,7 @@
 """The run geometry (R5-R8): run positions as bitmasks, where each card may stand, how many holes
 a run's wildcard fills, when it floats, and how aces sit. The one home of what a run may look
-like: the classifier (:func:`buraco_rules.melds.classify`), the search
-(:mod:`buraco_rules.meldsearch`), the bots' sense of a card's neighbours and the testing kit's
+like: the classifier (:func:`buraco_rules.melds.meld.classify`), the search
+(:mod:`buraco_rules.melds.search`), the bots' sense of a card's neighbours and the testing kit's
 runs all read it, so that a ruling about runs is one edit here, which the brute-force tests of
 the search against the classifier guard.
 

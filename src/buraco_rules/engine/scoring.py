@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import attrs
 
-from .melds import CanastaKind, Meld
-from .rules import RuleSet
+from ..core.rules import RuleSet
+from ..melds.meld import CanastaKind, Meld
 from .state import GameState, team_seats
 
 __all__ = ["TeamScore", "canasta_bonus", "score"]

@@ -23,15 +23,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
-from .cards import Card
-from .decks import DECK_COUNTS
-from .errors import InvalidState
-from .going_out import may_discard_last
-from .melds import Meld
-from .quoting import describe, kind_of
-from .rules import DECK_SIZE, RuleSet
-from .state import TEAM, GameState, Phase
-from .validate import validate
+from ..core.cards import Card
+from ..core.decks import DECK_COUNTS
+from ..core.errors import InvalidState
+from ..core.quoting import describe, kind_of
+from ..core.rules import DECK_SIZE, RuleSet
+from ..engine.going_out import may_discard_last
+from ..engine.state import TEAM, GameState, Phase
+from ..engine.validate import validate
+from ..melds.meld import Meld
 from .views import PUBLIC_FIELDS, PlayerView, view
 
 __all__ = ["canonical_state", "determinize", "unseen_cards"]
@@ -188,7 +188,7 @@ def canonical_state(seen: PlayerView) -> GameState:
     just taken, R11; for a hand of one, a card it may discard, R14). Kept with the view.
 
     A view that no valid state shows is refused with
-    :class:`~buraco_rules.errors.InvalidState`: unless ``seen`` came from
+    :class:`~buraco_rules.core.errors.InvalidState`: unless ``seen`` came from
     :func:`buraco_rules.view` (consistent by construction), the state found must pass
     :func:`buraco_rules.validate` and show exactly ``seen``.
     """
@@ -248,7 +248,7 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     conditioned on, not the history (cards seen going into a hand earlier, for instance).
 
     A view that no valid state shows (one built or decoded by hand) is refused with
-    :class:`~buraco_rules.errors.InvalidState`, as :func:`canonical_state` refuses it.
+    :class:`~buraco_rules.core.errors.InvalidState`, as :func:`canonical_state` refuses it.
     """
     if not issubclass(type(rng), random.Random):  # by type: __class__ may lie or raise
         raise TypeError(f"rng must be a random.Random, not {kind_of(rng)}")

@@ -1,5 +1,5 @@
 """The action notation, both ways: one short text per action. The writers are ``str(action)``
-(each action class of :mod:`buraco_rules.actions` takes its writer as its ``__str__``), the
+(each action class of :mod:`buraco_rules.core.actions` takes its writer as its ``__str__``), the
 reader reads a text back into its :class:`Sentence`, which :func:`buraco_rules.parse_action`
 makes the action; so the grammar's words are spelt here only. The module sits below the actions
 (it knows the cards and the actions' field names, not the action classes), so that the actions
@@ -17,7 +17,7 @@ ASCII letters (a look-alike such as the Kelvin sign, which lower-cases to ``k``,
 >>> taken = read("Take add 0 9♦")
 >>> taken.verb, taken.meld
 ('take', Sentence(verb='add', cards=(Card('9D'),), index=0, meld=None))
->>> from buraco_rules.actions import TakeDiscardPile, AddToMeld
+>>> from buraco_rules.core.actions import TakeDiscardPile, AddToMeld
 >>> write_take(TakeDiscardPile(AddToMeld(taken.meld.index, taken.meld.cards)))
 'take add 0 9D'
 >>> read("fly 5S")  # doctest: +ELLIPSIS
@@ -55,18 +55,18 @@ __all__ = [
 
 MAX_NOTATION_CHARS: Final = 500
 """Longer text is refused before it is read. Every action has a shorter notation: the longest,
-``take add 999`` and :data:`~buraco_rules.actions.MAX_ACTION_CARDS` three-character cards,
+``take add 999`` and :data:`~buraco_rules.core.actions.MAX_ACTION_CARDS` three-character cards,
 takes 444 characters (a legal move takes some tens)."""
 DRAW: Final = "draw"
-"""The verb of :class:`~buraco_rules.actions.DrawFromStock`, and its whole notation."""
+"""The verb of :class:`~buraco_rules.core.actions.DrawFromStock`, and its whole notation."""
 TAKE: Final = "take"
-"""The verb of :class:`~buraco_rules.actions.TakeDiscardPile`."""
+"""The verb of :class:`~buraco_rules.core.actions.TakeDiscardPile`."""
 MELD: Final = "meld"
-"""The verb of :class:`~buraco_rules.actions.NewMeld`."""
+"""The verb of :class:`~buraco_rules.core.actions.NewMeld`."""
 ADD: Final = "add"
-"""The verb of :class:`~buraco_rules.actions.AddToMeld`."""
+"""The verb of :class:`~buraco_rules.core.actions.AddToMeld`."""
 DISCARD: Final = "discard"
-"""The verb of :class:`~buraco_rules.actions.Discard`."""
+"""The verb of :class:`~buraco_rules.core.actions.Discard`."""
 
 _EXPECTED: Final = (
     "expected draw, take, take meld CARDS, take add N CARDS, meld CARDS, add N CARDS "

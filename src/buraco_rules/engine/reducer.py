@@ -1,13 +1,13 @@
 """The reducer of hand states: ``new_game``, and ``legal_actions``, ``is_legal``, ``apply`` and
 ``why_illegal`` of a :class:`GameState`.
 
-A state's legal actions are generated once (:mod:`buraco_rules.movegen`; under the minimum
-opening house rule, filtered by :func:`buraco_rules.opening.restrict`) and kept with it;
-``apply`` accepts exactly those and builds the next state (:mod:`buraco_rules.transitions`) without
-changing its input, and anything else is explained by the checker (:mod:`buraco_rules.checks`),
-which the tests hold the generator to.
+A state's legal actions are generated once (:mod:`buraco_rules.engine.movegen`; under the minimum
+opening house rule, filtered by :func:`buraco_rules.engine.opening.restrict`) and kept with it;
+``apply`` accepts exactly those and builds the next state (:mod:`buraco_rules.engine.transitions`)
+without changing its input, and anything else is explained by the checker
+(:mod:`buraco_rules.engine.checks`), which the tests hold the generator to.
 
-It takes states only: :mod:`buraco_rules.engine` is the face that also accepts a seat's
+It takes states only: :mod:`buraco_rules.play.face` is the face that also accepts a seat's
 :class:`~buraco_rules.PlayerView` and a :class:`~buraco_rules.Match` (which builds on this module).
 """
 
@@ -17,17 +17,17 @@ import random
 from collections.abc import Iterable
 from typing import Final, NoReturn
 
+from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.cards import DECK, Card, all_cards
+from ..core.decks import check_deck
+from ..core.errors import ErrorCode, IllegalAction
+from ..core.quoting import describe, kind_of
+from ..core.rules import RuleSet
 from . import transitions
-from .actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from .cards import DECK, Card, all_cards
 from .checks import check, well_formed
-from .decks import check_deck
-from .errors import ErrorCode, IllegalAction
 from .movegen import Generated, generate
 from .opening import restrict
-from .quoting import describe, kind_of
 from .recipes import result_of
-from .rules import RuleSet
 from .state import GameState, Listed, Phase
 
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
@@ -107,8 +107,8 @@ def new_game(
 
 
 def legal_actions(state: GameState) -> tuple[Action, ...]:
-    """Every legal action in ``state``, in the deterministic order :mod:`buraco_rules.movegen`
-    documents; computed once per state and kept with it."""
+    """Every legal action in ``state``, in the deterministic order
+    :mod:`buraco_rules.engine.movegen` documents; computed once per state and kept with it."""
     return _generated(state)[0]
 
 
@@ -224,7 +224,7 @@ def _apply_unlisted(state: GameState, action: object, player: object) -> GameSta
 
 
 def _formed(action: object) -> bool:
-    """:func:`~buraco_rules.checks.well_formed`, with the most frequent actions inline."""
+    """:func:`~buraco_rules.engine.checks.well_formed`, with the most frequent actions inline."""
     kind = type(action)
     if kind is Discard:
         card = action.card  # type: ignore[attr-defined]

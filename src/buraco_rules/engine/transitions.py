@@ -7,8 +7,9 @@ import enum
 from bisect import bisect
 from typing import Any, Final
 
-from .actions import AddToMeld, NewMeld
-from .cards import Card
+from ..core.actions import AddToMeld, NewMeld
+from ..core.cards import Card
+from ..melds.meld import Meld
 from .going_out import (
     banned_after,
     hand_after_take,
@@ -16,7 +17,6 @@ from .going_out import (
     remove_cards,
     stock_exhausted,
 )
-from .melds import Meld
 from .recipes import corrupt_hand, melds_with
 from .state import TEAM, GameState, Phase
 

@@ -4,24 +4,24 @@ kind of object, phase, then the move's own rules (R4-R14).
 The engine applies only actions of ``legal_actions``; this module explains every refusal with an
 :class:`IllegalAction` whose code and message a player understands, and serves the tests as an
 oracle that the move generator must agree with. Each ruling's refusal is one predicate of
-:mod:`buraco_rules.constraints` (or, for the minimum opening across a turn,
-:mod:`buraco_rules.opening`), which the generator asks too: this module orders them and raises
-what they return.
+:mod:`buraco_rules.engine.constraints` (or, for the minimum opening across a turn,
+:mod:`buraco_rules.engine.opening`), which the generator asks too: this module orders them and
+raises what they return.
 """
 
 from __future__ import annotations
 
 from typing import cast
 
+from ..core.actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.cards import Card, is_card
+from ..core.errors import IllegalAction
+from ..core.quoting import describe
+from ..melds.meld import Meld, classify
 from . import constraints as verify
-from .actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
-from .cards import Card, is_card
 from .constraints import Refusal
-from .errors import IllegalAction
 from .going_out import banned_after, remove_cards
-from .melds import Meld, classify
 from .opening import discard_refusal, meld_refusal, take_refusal
-from .quoting import describe
 from .state import TEAM, GameState
 
 __all__ = ["check", "describe", "well_formed"]

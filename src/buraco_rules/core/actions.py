@@ -4,12 +4,13 @@ Cards are normalised to id order on construction, so equality never depends on t
 Construction is strict: a card is a :class:`Card` or its notation (``"5S"``), cards are a string
 of notations or an iterable of at most :data:`MAX_ACTION_CARDS` cards, a meld index is an ``int``
 from 0 to :data:`MAX_MELD_INDEX`, and anything else is a
-:class:`~buraco_rules.errors.MalformedAction` quoting the value. (An ``int`` is not a card: use
+:class:`~buraco_rules.core.errors.MalformedAction` quoting the value. (An ``int`` is not a card: use
 ``Card.from_id``.) Whether the action is legal (the team has that meld, the player those cards) is
 for :func:`buraco_rules.apply` to say.
 
 ``str(action)`` is the action notation (``docs/formats.md``), written by
-:mod:`buraco_rules.action_notation`, whose reader :func:`buraco_rules.parse_action` reads it back:
+:mod:`buraco_rules.core.action_notation`, whose reader :func:`buraco_rules.parse_action` reads it
+back:
 
 >>> NewMeld("7S 5S 6S") == NewMeld([Card("5S"), Card("6S"), Card("7S")])
 True
@@ -18,7 +19,7 @@ True
 >>> Discard(5)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-buraco_rules.errors.MalformedAction: Discard needs a card (...), not 5 (... use Card.from_id(5))
+buraco_rules.core.errors.MalformedAction: Discard needs a card (...), not 5 (... use ...
 """
 
 from __future__ import annotations

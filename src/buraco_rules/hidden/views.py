@@ -19,13 +19,13 @@ from typing import Final
 
 import attrs
 
-from .cards import Card
-from .melds import Meld
-from .outcome import Outcome, outcome_of
-from .quoting import describe, kind_of
-from .rules import RuleSet
-from .scoring import table_points
-from .state import TEAM, GameState, Phase
+from ..core.cards import Card
+from ..core.outcome import Outcome, outcome_of
+from ..core.quoting import describe, kind_of
+from ..core.rules import RuleSet
+from ..engine.scoring import table_points
+from ..engine.state import TEAM, GameState, Phase
+from ..melds.meld import Meld
 
 __all__ = ["PlayerView", "view"]
 
@@ -83,7 +83,7 @@ class PlayerView:
     _state: GameState | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
-    """A cache of the canonical state of the view (:mod:`buraco_rules.determinize`)."""
+    """A cache of the canonical state of the view (:mod:`buraco_rules.hidden.determinize`)."""
     # None, not False, for "no": the compiled build (mypyc) checks a field's class-body default
     # against the type of its default value when the module loads, and the attrs field standing
     # for a default of False is no ``bool``.
@@ -157,8 +157,8 @@ def _rebuild(fields: dict[str, object]) -> PlayerView:
 
 HIDDEN_FIELDS: Final = ("hands", "stock", "discard_pile", "extra_piles")
 """The fields of :class:`GameState` that a view shows in part, each by its own code here (and
-back in :func:`buraco_rules.determinize.canonical_state`): its own hand and every hand's size, the
-stock's size, the visible discards, the extra piles' sizes."""
+back in :func:`buraco_rules.hidden.determinize.canonical_state`): its own hand and every hand's
+size, the stock's size, the visible discards, the extra piles' sizes."""
 PUBLIC_FIELDS: Final = tuple(
     f.name for f in attrs.fields(GameState) if f.init and f.name not in HIDDEN_FIELDS
 )

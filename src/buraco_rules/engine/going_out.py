@@ -1,16 +1,17 @@
 """When a hand may be emptied: the extra pile, ending the hand, and the dead-end rule (R12-R14).
 
-Shared by the checker (:mod:`buraco_rules.checks`), the move generator
-(:mod:`buraco_rules.movegen`) and the builders, so that all decide these questions the same way.
+Shared by the checker (:mod:`buraco_rules.engine.checks`), the move generator
+(:mod:`buraco_rules.engine.movegen`) and the builders, so that all decide these questions the same
+way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import Card
-from .melds import Meld
-from .rules import RuleSet
+from ..core.cards import Card
+from ..core.rules import RuleSet
+from ..melds.meld import Meld
 from .state import GameState
 
 

@@ -1,6 +1,6 @@
 """The set search (Italian Buraco): every new set, and every addition to a set, that some cards
 allow, by the counts of a rank's cards in each suit and the wild kinds held (R5, R7). Memoised on
-those small integers, as the run search is (:mod:`buraco_rules.meldsearch`).
+those small integers, as the run search is (:mod:`buraco_rules.melds.search`).
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from itertools import product
 from typing import Final
 
-from .cards import Card, all_cards
-from .melds import Meld
-from .memo import memoised
+from ..core.cards import Card, all_cards
+from ..core.memo import memoised
+from .meld import Meld
 
 __all__ = ["counted_set_options", "set_options", "set_shapes"]
 

@@ -13,7 +13,7 @@ True
 >>> br.validate(attrs.evolve(state, current_player=7))
 Traceback (most recent call last):
 ...
-buraco_rules.errors.InvalidState: current_player must be a seat from 0 to 1, not 7
+buraco_rules.core.errors.InvalidState: current_player must be a seat from 0 to 1, not 7
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Final
 
-from .cards import Card, Rank, Suit, all_cards
-from .decks import DECK_COUNTS
-from .errors import InvalidState
+from ..core.cards import Card, Rank, Suit, all_cards
+from ..core.decks import DECK_COUNTS
+from ..core.errors import InvalidState
+from ..core.quoting import describe, kind_of
+from ..core.rules import RuleSet
+from ..melds.meld import Meld, MeldKind, classify
 from .going_out import has_required_canasta, may_discard_last, stock_exhausted
-from .melds import Meld, MeldKind, classify
 from .opening import SEARCH_NODES, reaches, short
-from .quoting import describe, kind_of
-from .rules import RuleSet
 from .state import TEAM, GameState, Phase
 
 __all__ = ["validate"]
@@ -39,7 +39,7 @@ _CARD_IDS: Final = len(all_cards())
 
 def validate(state: object) -> GameState:
     """Return ``state`` if it is a valid :class:`GameState`; otherwise raise
-    :class:`~buraco_rules.errors.InvalidState` naming the first problem found.
+    :class:`~buraco_rules.core.errors.InvalidState` naming the first problem found.
 
     Checked: the types and ranges of every field; each hand sorted; the 108 cards (R2) exactly,
     across hands, stock, discard pile, melds and extra piles; each meld valid and laid as the

@@ -1,9 +1,9 @@
 """The face of the reducer: ``new_game``, ``legal_actions``, ``is_legal``, ``apply`` and
 ``why_illegal`` on a hand's :class:`GameState`, a seat's :class:`PlayerView` or a :class:`Match`.
 
-Each dispatches on its argument's type: a state goes to :mod:`buraco_rules.reducer` (which takes
-states only), a view is first turned into the state it shows (``canonical_state``: legality
-depends on nothing the seat cannot see), and a match goes to :mod:`buraco_rules.match`. Both
+Each dispatches on its argument's type: a state goes to :mod:`buraco_rules.engine.reducer` (which
+takes states only), a view is first turned into the state it shows (``canonical_state``: legality
+depends on nothing the seat cannot see), and a match goes to :mod:`buraco_rules.play.match`. Both
 modules below it build on the reducer, and neither imports this one, so there is no cycle.
 """
 
@@ -11,27 +11,28 @@ from __future__ import annotations
 
 from typing import NoReturn, overload
 
-from . import reducer
-from .actions import Action
-from .decks import check_deck
-from .determinize import canonical_state
-from .errors import IllegalAction
+from ..core.actions import Action
+from ..core.decks import check_deck
+from ..core.errors import IllegalAction
+from ..core.quoting import describe, kind_of
+from ..engine import reducer
+from ..engine.reducer import _apply_unlisted, _generated, new_game  # noqa: F401 (see _check_deck)
+from ..engine.state import GameState
+from ..hidden.determinize import canonical_state
+from ..hidden.views import PlayerView
 from .match import Match, apply_to_match
-from .quoting import describe, kind_of
-from .reducer import _apply_unlisted, _generated, new_game  # noqa: F401 (see _check_deck)
-from .state import GameState
-from .views import PlayerView
 
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
 
 _check_deck = check_deck
 """The private names this module had before the reducer of states moved to
-:mod:`buraco_rules.reducer` (``_check_deck``, ``_apply_unlisted``, ``_generated``), kept for code
-that reached for them; the deck check is public now, :func:`buraco_rules.decks.check_deck`."""
+:mod:`buraco_rules.engine.reducer` (``_check_deck``, ``_apply_unlisted``, ``_generated``), kept for
+code that reached for them; the deck check is public now,
+:func:`buraco_rules.core.decks.check_deck`."""
 
 
 def legal_actions(state: GameState | PlayerView | Match) -> tuple[Action, ...]:
-    """Every legal action, in the deterministic order :mod:`buraco_rules.movegen` documents.
+    """Every legal action, in the deterministic order :mod:`buraco_rules.engine.movegen` documents.
 
     Computed once per state and kept with it. Given the :class:`PlayerView` of the seat to act,
     the same actions as on the state (they depend on nothing the seat cannot see); given another

@@ -8,9 +8,9 @@ other's module (the generator knows nothing of building states).
 
 from __future__ import annotations
 
-from .actions import AddToMeld, NewMeld
-from .errors import InvalidState
-from .melds import Meld, classify, classify_kept
+from ..core.actions import AddToMeld, NewMeld
+from ..core.errors import InvalidState
+from ..melds.meld import Meld, classify, classify_kept
 from .state import TEAM, GameState, Recipe
 
 __all__ = ["corrupt_hand", "melds_with", "result_of"]
@@ -18,7 +18,7 @@ __all__ = ["corrupt_hand", "melds_with", "result_of"]
 
 def result_of(state: GameState, recipe: Recipe, *, private: bool = True) -> Meld | None:
     """The meld that ``recipe`` makes in ``state`` (None if it makes none); ``private=False``
-    for one to put in the next state (see :func:`~buraco_rules.melds.classify_kept`)."""
+    for one to put in the next state (see :func:`~buraco_rules.melds.meld.classify_kept`)."""
     index, cards = recipe
     if index >= 0:
         cards = tuple(sorted(state.melds[TEAM[state.current_player]][index].multiset + cards))

@@ -28,14 +28,14 @@ from typing import Any, Final, Generic, NoReturn, TypeVar, overload
 
 import attrs
 
-from . import reducer
-from .cards import Card
-from .decks import check_deck
-from .limits import MAX_MATCH_HANDS
-from .quoting import describe
-from .rules import RuleSet
-from .scoring import TeamScore, score
-from .state import GameState
+from ..core.cards import Card
+from ..core.decks import check_deck
+from ..core.limits import MAX_MATCH_HANDS
+from ..core.quoting import describe
+from ..core.rules import RuleSet
+from ..engine import reducer
+from ..engine.scoring import TeamScore, score
+from ..engine.state import GameState
 
 __all__ = ["History", "Match", "new_match"]
 
@@ -248,7 +248,7 @@ class Match:
     def winner(self) -> int | None:
         """The team that won the match, or None while it goes on (R20): once a team's total has
         reached the target after a hand, the higher total wins; equal totals play another hand.
-        After the last hand a match may have (:data:`~buraco_rules.limits.MAX_MATCH_HANDS`) the
+        After the last hand a match may have (:data:`~buraco_rules.core.limits.MAX_MATCH_HANDS`) the
         higher total wins whatever the target, and equal totals leave the match drawn (None)."""
         return winner_of(self.rules, self.totals, len(self.scores))
 
@@ -261,8 +261,8 @@ class Match:
 def winner_of(rules: RuleSet, totals: tuple[int, int], hands: int) -> int | None:
     """The team that has won a match with ``totals`` after ``hands`` finished hands, or None
     (R20): once a team's total has reached the target, the higher total wins; equal totals play
-    another hand. After :data:`~buraco_rules.limits.MAX_MATCH_HANDS` hands the higher total wins
-    whatever the target."""
+    another hand. After :data:`~buraco_rules.core.limits.MAX_MATCH_HANDS` hands the higher total
+    wins whatever the target."""
     first, second = totals
     if first == second:
         return None

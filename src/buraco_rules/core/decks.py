@@ -32,7 +32,7 @@ def check_deck(deck: Iterable[Card | str]) -> list[Card]:
     """The cards of ``deck`` (cards or their notation), in order, if they are exactly the 108 of two
     decks (R2); otherwise a ``ValueError`` naming the first few counts that are wrong.
 
-    >>> from buraco_rules.cards import DECK
+    >>> from buraco_rules.core.cards import DECK
     >>> len(check_deck(DECK))
     108
     >>> check_deck(DECK[1:])

@@ -10,8 +10,8 @@ melds (:func:`reaches`: a bounded depth-first search over the real next states).
 an opening turn always has a legal action: the meld that led there was allowed because a path
 went on from it, and that path's next meld is found again by the same search.
 
-The generator lists the actions of one move (:mod:`buraco_rules.movegen`), and :func:`restrict`
-filters its listing under the house rule; the checker asks the same predicates
+The generator lists the actions of one move (:mod:`buraco_rules.engine.movegen`), and
+:func:`restrict` filters its listing under the house rule; the checker asks the same predicates
 (:func:`meld_refusal`, :func:`take_refusal`, :func:`discard_refusal`), so the two agree.
 """
 
@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from ..core.actions import Action, AddToMeld, Discard, NewMeld, TakeDiscardPile
+from ..core.cards import Card
+from ..core.errors import ErrorCode
+from ..melds.meld import Meld
 from . import transitions
-from .actions import Action, AddToMeld, Discard, NewMeld, TakeDiscardPile
-from .cards import Card
 from .constraints import Refusal
-from .errors import ErrorCode
-from .melds import Meld
 from .movegen import Generated, generate
 from .recipes import melds_with, result_of
 from .scoring import table_points
