@@ -178,20 +178,20 @@ def test_progress_bar_without_rich_is_plain(monkeypatch: pytest.MonkeyPatch) -> 
     import importlib.util
     import io
 
-    from buraco_rules.cli import simulate_command
+    from buraco_rules.cli import executors
 
     real = importlib.util.find_spec
     monkeypatch.setattr(
-        simulate_command.importlib.util,
+        executors.importlib.util,
         "find_spec",
         lambda name, *a: None if name == "rich" else real(name, *a),
     )
     stream = io.StringIO()
-    with simulate_command._progress_bar(stream, enabled=True) as progress:
+    with executors.progress_bar(stream, enabled=True) as progress:
         assert progress is not None
         progress(3, 4)
     assert f"[{'#' * 22}{'.' * 8}] 3/4 hands" in stream.getvalue()
-    with simulate_command._progress_bar(stream, enabled=False) as progress:
+    with executors.progress_bar(stream, enabled=False) as progress:
         assert progress is None
 
 

@@ -9,8 +9,8 @@ import sys
 from typing import Any
 
 from ..bots.ladder import Ladder, ladder
+from .executors import add_executor_options, executor_of, progress_bar
 from .options import add_variant, bot_list, players_of, positive_int, whole_number
-from .simulate_command import _executor, _progress_bar
 
 __all__ = ["add_parser", "format_ladder", "run"]
 
@@ -44,14 +44,7 @@ def add_parser(commands: Any) -> None:
         f"ismcts:200 or ismcts:0.25s (default: {','.join(DEFAULT_BOTS)})",
     )
     parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
-    parser.add_argument(
-        "--workers", type=positive_int, default=1, help="processes to play in (default 1)"
-    )
-    parser.add_argument(
-        "--dask-scheduler",
-        metavar="ADDRESS",
-        help="play on a Dask cluster (needs the 'distributed' extra), e.g. tcp://10.0.0.1:8786",
-    )
+    add_executor_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run, parser=parser)
 
@@ -63,12 +56,10 @@ def run(args: argparse.Namespace) -> int:
     players = players_of(parser, rules, args.players)
     if len(args.bots) < 2 or len(set(args.bots)) != len(args.bots):
         parser.error("--bots takes two bots or more, each named once: " + ",".join(args.bots))
-    if args.dask_scheduler and args.workers != 1:
-        parser.error("give --workers or --dask-scheduler, not both")
     show_progress = not args.json and sys.stderr.isatty()
     with (
-        _executor(parser, args.workers, args.dask_scheduler) as executor,
-        _progress_bar(sys.stderr, enabled=show_progress) as progress,
+        executor_of(parser, args) as executor,
+        progress_bar(sys.stderr, enabled=show_progress) as progress,
     ):
         result = ladder(
             rules,

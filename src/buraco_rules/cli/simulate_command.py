@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import ExitStack, contextmanager
-from typing import Any, TextIO
+from typing import Any
 
-from ..bots.simulate import Simulation, dask_executor, simulate
+from ..bots.simulate import Simulation, simulate
+from .executors import add_executor_options, executor_of, progress_bar
 from .options import (
     add_montecarlo_budget,
     add_variant,
@@ -51,14 +48,7 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
     add_montecarlo_budget(parser)
-    parser.add_argument(
-        "--workers", type=positive_int, default=1, help="processes to play in (default 1)"
-    )
-    parser.add_argument(
-        "--dask-scheduler",
-        metavar="ADDRESS",
-        help="play on a Dask cluster (needs the 'distributed' extra), e.g. tcp://10.0.0.1:8786",
-    )
+    add_executor_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run, parser=parser)
 
@@ -69,12 +59,10 @@ def run(args: argparse.Namespace) -> int:
     rules = args.variant
     players = players_of(parser, rules, args.players)
     check_bot_count(parser, args.bots, players)
-    if args.dask_scheduler and args.workers != 1:
-        parser.error("give --workers or --dask-scheduler, not both")
     show_progress = not args.json and sys.stderr.isatty()
     with (
-        _executor(parser, args.workers, args.dask_scheduler) as executor,
-        _progress_bar(sys.stderr, enabled=show_progress) as progress,
+        executor_of(parser, args) as executor,
+        progress_bar(sys.stderr, enabled=show_progress) as progress,
     ):
         result = simulate(
             rules,
@@ -99,59 +87,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _workers(n: int) -> str:
     return "1 worker" if n == 1 else f"{n} workers"
-
-
-@contextmanager
-def _executor(
-    parser: argparse.ArgumentParser, workers: int, scheduler: str | None
-) -> Iterator[Executor | None]:
-    if scheduler:
-        if importlib.util.find_spec("distributed") is None:
-            parser.error(
-                "--dask-scheduler needs Dask: python -m pip install 'buraco-rules[distributed]'"
-            )
-        with ExitStack() as stack:
-            try:
-                executor = stack.enter_context(dask_executor(scheduler))
-            except (OSError, TimeoutError, ValueError) as error:
-                parser.error(f"cannot reach the Dask scheduler at {scheduler}: {error}")
-            yield executor
-    elif workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            yield pool
-    else:
-        yield None
-
-
-@contextmanager
-def _progress_bar(stream: TextIO, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress callback drawing on ``stream`` (with rich, when it is installed), or None."""
-    if not enabled:
-        yield None
-        return
-    if importlib.util.find_spec("rich") is not None:
-        from rich.console import Console
-        from rich.progress import Progress
-
-        with Progress(console=Console(file=stream), transient=True) as bar:
-            task = bar.add_task("playing", total=None)
-
-            def advance(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
-            yield advance
-        return
-
-    def draw(done: int, total: int) -> None:
-        filled = 30 * done // total
-        stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} hands")
-        stream.flush()
-
-    try:
-        yield draw
-    finally:
-        stream.write("\r" + " " * 60 + "\r")
-        stream.flush()
 
 
 def _figure(value: float) -> str:
