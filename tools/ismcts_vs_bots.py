@@ -28,7 +28,7 @@ from open_spiel.python.algorithms import ismcts
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.bots import Bot, GreedyBot, MonteCarloBot
+from buraco_rules.bots import Bot, GreedyBot, bot_from_name
 from buraco_rules.bots.heuristics import Assessment, rank_actions
 from buraco_rules.bots.simulate import game_seed, play_game, wilson_interval
 from buraco_rules.rl import openspiel
@@ -137,7 +137,7 @@ def play_pair(args: tuple[str, str, int, int, int, int]) -> list[dict[str, Any]]
     for ismcts_seat in (0, 1):
         player = ISMCTSPlayer(rules, simulations, horizon, seed=deal % 2**31)
         mine = Timed(player)
-        other = Timed(GreedyBot() if opponent == "greedy" else MonteCarloBot())
+        other = Timed(bot_from_name(opponent))
         bots: list[Bot] = [mine, other] if ismcts_seat == 0 else [other, mine]
         start = time.perf_counter()
         result = play_game(rules, bots, seed=deal, first_player=0, index=index)
@@ -162,7 +162,11 @@ def play_pair(args: tuple[str, str, int, int, int, int]) -> list[dict[str, Any]]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="buraco-fechado")
-    parser.add_argument("--opponent", choices=("greedy", "montecarlo"), default="greedy")
+    parser.add_argument(
+        "--opponent",
+        default="greedy",
+        help="a bot name as simulate takes it: greedy, montecarlo, mc:0.1s, ismcts:0.1s, ...",
+    )
     parser.add_argument("--deals", type=int, default=32, help="deals, each played twice")
     parser.add_argument("--first", type=int, default=0, help="index of the first deal")
     parser.add_argument("--simulations", type=int, default=32, help="per token")
