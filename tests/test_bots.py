@@ -218,13 +218,18 @@ def test_greedy_beats_random_in_most_hands() -> None:
 def test_montecarlo_budget_is_checked() -> None:
     with pytest.raises(ValueError, match="budget"):
         MonteCarloBot(playouts=None, seconds=None)
-    with pytest.raises(ValueError, match="playouts must be positive"):
+    with pytest.raises(ValueError, match="playouts must be a whole number"):
         MonteCarloBot(playouts=0)
+    # The same checks as ISMCTSBot's (bots/budget.py): no fractional playouts, no endless time.
+    with pytest.raises(ValueError, match="playouts must be a whole number"):
+        MonteCarloBot(playouts=2.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seconds must be a positive number"):
+        MonteCarloBot(seconds=float("inf"))
     with pytest.raises(ValueError, match="seconds must be a number"):
         MonteCarloBot(seconds="1")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="margin must be a number"):
+    with pytest.raises(ValueError, match="margin must be a finite number"):
         MonteCarloBot(margin=None)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="hand_weight must be a number"):
+    with pytest.raises(ValueError, match="hand_weight must be a finite number"):
         MonteCarloBot(hand_weight="1")  # type: ignore[arg-type]
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
-from typing import Any
 
 import attrs
 
@@ -14,32 +12,18 @@ from ..engine.state import GameState
 from ..hidden.determinize import determinize
 from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions
+from .budget import (
+    finite_number,
+    flag,
+    positive_or_none,
+    require_budget,
+    sampled_deals,
+    whole_or_none,
+)
 from .heuristics import MELD_FIRST, Assessment, rank_actions
 from .rollout import greedy_rollout, leaf_value
 
 __all__ = ["ISMCTSBot"]
-
-
-def _positive(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise ValueError(f"{attribute.name} must be a number or None, not {value!r}")
-    if value is not None and not 0 < value < math.inf:
-        raise ValueError(f"{attribute.name} must be a positive number, not {value!r}")
-
-
-def _whole(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and (type(value) is not int or value < 1):
-        raise ValueError(f"{attribute.name} must be a whole number of 1 or more, not {value!r}")
-
-
-def _number(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"{attribute.name} must be a finite number, not {value!r}")
-
-
-def _flag(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if type(value) is not bool:
-        raise ValueError(f"{attribute.name} must be True or False, not {value!r}")
 
 
 class _Node:
@@ -92,21 +76,20 @@ class ISMCTSBot:
     nothing. Bad settings are a ``ValueError``.
     """
 
-    playouts: int | None = attrs.field(default=32, validator=_whole)
-    seconds: float | None = attrs.field(default=None, validator=_positive)
-    candidates: int = attrs.field(default=4, validator=_whole)
-    horizon: int = attrs.field(default=10, validator=_whole)
-    exploration: float = attrs.field(default=0.5, validator=_number)
-    widening: float = attrs.field(default=1.5, validator=_positive)
-    hand_weight: float = attrs.field(default=0.5, validator=_number)
-    scale: float = attrs.field(default=500.0, validator=_positive)
-    margin: float = attrs.field(default=0.0, validator=_number)
-    paired: bool = attrs.field(default=True, validator=_flag)
-    greedy_melds: bool = attrs.field(default=False, validator=_flag)
+    playouts: int | None = attrs.field(default=32, validator=whole_or_none)
+    seconds: float | None = attrs.field(default=None, validator=positive_or_none)
+    candidates: int = attrs.field(default=4, validator=whole_or_none)
+    horizon: int = attrs.field(default=10, validator=whole_or_none)
+    exploration: float = attrs.field(default=0.5, validator=finite_number)
+    widening: float = attrs.field(default=1.5, validator=positive_or_none)
+    hand_weight: float = attrs.field(default=0.5, validator=finite_number)
+    scale: float = attrs.field(default=500.0, validator=positive_or_none)
+    margin: float = attrs.field(default=0.0, validator=finite_number)
+    paired: bool = attrs.field(default=True, validator=flag)
+    greedy_melds: bool = attrs.field(default=False, validator=flag)
 
     def __attrs_post_init__(self) -> None:
-        if self.playouts is None and self.seconds is None:
-            raise ValueError("give a budget: playouts=, seconds= or both")
+        require_budget(self.playouts, self.seconds)
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The root action the search found best in ``view``."""
@@ -149,9 +132,7 @@ class ISMCTSBot:
             actions = legal_actions(seen)
             for _, i in ranked[: self.candidates]:
                 root.children[actions[i]] = _Node()
-        deadline = None if self.seconds is None else time.thread_time() + self.seconds
-        done = 0
-        while True:
+        for _ in sampled_deals(self.playouts, self.seconds):
             world = determinize(seen, rng)
             if self.paired:
                 for action, child in root.children.items():
@@ -160,11 +141,6 @@ class ISMCTSBot:
                 root.visits += 1
             else:
                 self._iterate(root, [root], world, seen.seat, seen.team)
-            done += 1
-            if self.playouts is not None and done >= self.playouts:
-                break
-            if deadline is not None and time.thread_time() >= deadline:
-                break
         return root
 
     def _iterate(

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
-from typing import Any
 
 import attrs
 
@@ -12,22 +10,17 @@ from ..core.actions import Action
 from ..hidden.determinize import determinize
 from ..hidden.views import PlayerView
 from ..play.face import apply, legal_actions
+from .budget import (
+    finite_number,
+    positive_or_none,
+    require_budget,
+    sampled_deals,
+    whole_or_none,
+)
 from .heuristics import Assessment, rank_actions
 from .rollout import greedy_rollout
 
 __all__ = ["MonteCarloBot"]
-
-
-def _positive(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise ValueError(f"{attribute.name} must be a number or None, not {value!r}")
-    if value is not None and value <= 0:
-        raise ValueError(f"{attribute.name} must be positive, not {value!r}")
-
-
-def _number(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{attribute.name} must be a number, not {value!r}")
 
 
 @attrs.frozen
@@ -53,16 +46,15 @@ class MonteCarloBot:
     ``ValueError``.
     """
 
-    playouts: int | None = attrs.field(default=48, validator=_positive)
-    seconds: float | None = attrs.field(default=None, validator=_positive)
-    candidates: int = attrs.field(default=4, validator=_positive)
-    horizon: int = attrs.field(default=10, validator=_positive)
-    margin: float = attrs.field(default=0.0, validator=_number)
-    hand_weight: float = attrs.field(default=0.5, validator=_number)
+    playouts: int | None = attrs.field(default=48, validator=whole_or_none)
+    seconds: float | None = attrs.field(default=None, validator=positive_or_none)
+    candidates: int = attrs.field(default=4, validator=whole_or_none)
+    horizon: int = attrs.field(default=10, validator=whole_or_none)
+    margin: float = attrs.field(default=0.0, validator=finite_number)
+    hand_weight: float = attrs.field(default=0.5, validator=finite_number)
 
     def __attrs_post_init__(self) -> None:
-        if self.playouts is None and self.seconds is None:
-            raise ValueError("give a budget: playouts=, seconds= or both")
+        require_budget(self.playouts, self.seconds)
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The candidate with the best mean rollout result in ``view``."""
@@ -75,19 +67,14 @@ class MonteCarloBot:
             return candidates[0]
         team = view.team
         totals = [0.0] * len(candidates)
-        deadline = None if self.seconds is None else time.thread_time() + self.seconds
         done = 0
-        while True:
+        for _ in sampled_deals(self.playouts, self.seconds):
             world = determinize(view, rng)
             for j, action in enumerate(candidates):
                 totals[j] += greedy_rollout(
                     apply(world, action), team, self.horizon, self.hand_weight
                 )
             done += 1
-            if self.playouts is not None and done >= self.playouts:
-                break
-            if deadline is not None and time.thread_time() >= deadline:
-                break
         best = max(range(len(candidates)), key=lambda j: (totals[j], -j))
         if (totals[best] - totals[0]) / done < self.margin:
             return candidates[0]  # not enough evidence against GreedyBot's choice
