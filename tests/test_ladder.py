@@ -60,6 +60,16 @@ def test_the_ladder_is_its_seed(small: Ladder) -> None:
     assert other.pairings[0].forward.results != small.pairings[0].forward.results
 
 
+def test_bradley_terry_refuses_bots_no_games_link() -> None:
+    # a-b and c-d never met: no common scale (this was a ZeroDivisionError).
+    with pytest.raises(ValueError, match=r"no games link these groups of bots.*a, b; c, d"):
+        bradley_terry(["a", "b", "c", "d"], [("a", "b", 3, 1), ("c", "d", 2, 2)])
+    with pytest.raises(ValueError, match="a, b; c"):
+        bradley_terry(["a", "b", "c"], [("a", "b", 3, 1)])
+    linked = bradley_terry(["a", "b", "c"], [("a", "b", 3, 1), ("c", "b", 2, 2)])
+    assert sorted(row[0] for row in linked) == ["a", "b", "c"]
+
+
 def test_bradley_terry_ratings() -> None:
     even = bradley_terry(["a", "b"], [("a", "b", 10, 10)])
     assert [round(r, 6) for _, r, _, _ in even] == [0, 0]

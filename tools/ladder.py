@@ -144,10 +144,20 @@ def _row(label: str, bot: str, other: str, hands: list[dict[str, Any]]) -> tuple
     return (line, score, n)
 
 
-def summarise(path: str, side: str | None = None) -> str:
-    """The pairwise table of a campaign's file (from ``side``'s point of view when it plays),
+def _plays_as(name: str, side: str | None) -> bool:
+    """Whether the bot ``name`` is ``side``, at any budget (``ismcts:0.1s`` is ``ismcts``)."""
+    return side is not None and (name == side or name.startswith(side + ":"))
+
+
+def summarise(paths: list[str], side: str | None = None) -> str:
+    """The pairwise table of a campaign's files (from ``side``'s point of view when it plays),
     each variant and then all together, and the ratings where three bots or more met."""
-    lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
+    lines = [
+        json.loads(line)
+        for path in sorted(paths)
+        for line in Path(path).read_text(encoding="utf-8").splitlines()
+        if line
+    ]
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for line in lines:
         pairs.setdefault((line["first"], line["second"]), []).append(line)
@@ -158,7 +168,7 @@ def summarise(path: str, side: str | None = None) -> str:
     ]
     ratings: dict[tuple[str, int], list[tuple[str, str, float, float]]] = {}
     for (a, b), hands in sorted(pairs.items()):
-        bot, other = (b, a) if side == b else (a, b)
+        bot, other = (b, a) if _plays_as(b, side) and not _plays_as(a, side) else (a, b)
         groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
         for h in hands:
             groups.setdefault((h["variant"], h["players"]), []).append(h)
@@ -174,12 +184,27 @@ def summarise(path: str, side: str | None = None) -> str:
         names = sorted({n for r in results for n in r[:2]})
         if len(names) < 3:
             continue
+        try:
+            rated = bradley_terry(names, results)
+        except ValueError:  # bots that no games link share no scale: no ratings
+            continue
         out += ["", f"{variant}, {players} players:", "",
                 "| bot | rating (Bradley–Terry, Elo scale) | 95 % interval |",
                 "| --- | ---: | --- |"]  # fmt: skip
-        for name, rating, low, high in bradley_terry(names, results):
+        for name, rating, low, high in rated:
             out.append(f"| {name} | {rating:+.0f} | {low:+.0f} to {high:+.0f} |")
     return "\n".join(out)
+
+
+BEGIN = "<!-- tools/ladder.py --summarise: begin -->"
+END = "<!-- tools/ladder.py --summarise: end -->"
+
+
+def replace_block(page: str, tables: str) -> str:
+    """``page`` with what stands between its lines ``BEGIN`` and ``END`` replaced by
+    ``tables``."""
+    start, end = page.index(BEGIN) + len(BEGIN), page.index(END)
+    return page[:start] + "\n\n" + tables + "\n\n" + page[end:]
 
 
 def main() -> None:
@@ -193,10 +218,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--out", default="ladder.jsonl")
     parser.add_argument("--workers", type=int, default=1, help="processes to play in")
-    parser.add_argument("--summarise", metavar="FILE", help="print the tables of FILE")
+    parser.add_argument(
+        "--summarise", metavar="FILE", nargs="+", help="print the tables of these files"
+    )
     parser.add_argument("--side", help="with --summarise: the bot whose point of view to show")
+    parser.add_argument(
+        "--into",
+        metavar="PAGE",
+        help="with --summarise: write the tables into PAGE between its two marker lines "
+        f"({BEGIN!r} and {END!r}) instead of printing them",
+    )
     args = parser.parse_args()
-    if args.summarise:
+    if args.summarise and args.into:
+        page = Path(args.into)
+        page.write_text(replace_block(page.read_text(encoding="utf-8"),
+                                      summarise(args.summarise, args.side)),
+                        encoding="utf-8")  # fmt: skip
+    elif args.summarise:
         print(summarise(args.summarise, args.side))
     else:
         play(args)

@@ -126,9 +126,16 @@ def bradley_terry(
     Each pair that met is given one more game, split even, so that a bot that never won (or never
     lost) has a finite rating. The intervals come from the curvature of the likelihood (the
     pseudo-inverse of its Fisher information, which has no direction along which every rating
-    moves together)."""
+    moves together).
+
+    The bots must be linked by the games, directly or through others: two groups that never met
+    have no common scale, and that is a ``ValueError`` naming them."""
     index = {name: i for i, name in enumerate(names)}
     n = len(names)
+    groups = _linked_groups(names, [(a, b) for a, b, _, _ in results])
+    if len(groups) > 1:
+        shown = "; ".join(", ".join(group) for group in groups)
+        raise ValueError(f"no games link these groups of bots, so they share no scale: {shown}")
     wins = [[0.0] * n for _ in range(n)]
     for a, b, won, lost in results:
         i, j = index[a], index[b]
@@ -167,6 +174,22 @@ def bradley_terry(
         rows.append((name, rating, rating - half, rating + half))
     rows.sort(key=lambda row: (-row[1], row[0]))
     return rows
+
+
+def _linked_groups(names: Sequence[str], met: Sequence[tuple[str, str]]) -> list[list[str]]:
+    """``names`` in groups that games link, directly or through other bots (in ``names``'
+    order)."""
+    group = {name: {name} for name in names}
+    for a, b in met:
+        if group[a] is not group[b]:
+            merged = group[a] | group[b]
+            for name in merged:
+                group[name] = merged
+    groups: list[list[str]] = []
+    for name in names:
+        if all(name not in g for g in groups):
+            groups.append([other for other in names if other in group[name]])
+    return groups
 
 
 def _inverse(matrix: list[list[float]]) -> list[list[float]]:
