@@ -2,14 +2,18 @@
 orders, in every variant and player count, hand by hand into a JSON-lines file that a later run
 continues and ``--summarise`` turns into the tables of docs/bots.md.
 
-The full campaign of the issue (200 deals per pairing, ISMCTSBot, MonteCarloBot and GreedyBot,
-every variant with 2 players, then 4):
+The campaign of docs/bots.md (ISMCTSBot against GreedyBot, 100 deals from both seat orders,
+every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal time), then the
+page's tables written from the kept hands:
 
-    PYTHONPATH=src python tools/ladder.py --deals 200 --bots greedy,montecarlo,ismcts \\
-        --players 2 --seed 2026 --workers 8 --out ladder.jsonl
-    PYTHONPATH=src python tools/ladder.py --deals 200 --bots greedy,montecarlo,ismcts \\
-        --players 4 --seed 2026 --workers 8 --out ladder.jsonl
-    PYTHONPATH=src python tools/ladder.py --summarise ladder.jsonl --side ismcts
+    python tools/ladder.py --bots greedy,ismcts --players 2 --deals 100 --seed 2026 \\
+        --workers 2 --out docs/data/strength/greedy-ismcts-2p.jsonl
+    python tools/ladder.py --bots greedy,ismcts --players 4 --deals 100 --seed 2026 \\
+        --workers 2 --out docs/data/strength/greedy-ismcts-4p.jsonl
+    python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 2 --deals 25 --seed 2026 \\
+        --workers 2 --out docs/data/strength/mc-ismcts-equal-2p.jsonl
+    python tools/ladder.py --summarise docs/data/strength/*.jsonl --side ismcts \\
+        --into docs/bots.md
 
 Each line is one hand: the variant, the players, the pairing (``first``, ``second``), the deal's
 index, ``swapped`` (false: ``first`` is team 0), each team's total, and each bot's decisions

@@ -1,0 +1,64 @@
+"""docs/bots.md's strength tables are the summary of the hands kept in docs/data/strength/
+(``tools/ladder.py --summarise docs/data/strength/*.jsonl --side ismcts --into docs/bots.md``
+writes them), so the page cannot drift from the data; and the summary counts what the hands
+say."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "bots.md"
+HANDS = sorted((ROOT / "docs" / "data" / "strength").glob("*.jsonl"))
+
+
+def _ladder_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("ladder_tool", ROOT / "tools" / "ladder.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_strength_tables_are_the_summary_of_the_kept_hands() -> None:
+    tool = _ladder_tool()
+    page = PAGE.read_text(encoding="utf-8")
+    assert HANDS and tool.BEGIN in page and tool.END in page
+    tables = tool.summarise([str(path) for path in HANDS], "ismcts")
+    assert tool.replace_block(page, tables) == page
+
+
+def test_the_summary_counts_the_wins_the_hands_record() -> None:
+    tool = _ladder_tool()
+    lines = [json.loads(line) for path in HANDS for line in path.read_text().splitlines()]
+    tables = tool.summarise([str(path) for path in HANDS], "ismcts")
+    groups: dict[tuple[str, str, str, int], dict[int, list[dict[str, object]]]] = {}
+    for h in lines:
+        key = (h["first"], h["second"], h["variant"], h["players"])
+        groups.setdefault(key, {}).setdefault(h["deal"], []).append(h)
+    assert groups
+    for (first, second, variant, players), deals in groups.items():
+        searcher, other = (second, first) if second.startswith("ismcts") else (first, second)
+        both = [hand for pair in deals.values() if len(pair) == 2 for hand in pair]
+        wins = 0
+        for h in both:  # a deal counts once it is played from both seat orders
+            team = int(h["swapped"]) if searcher == h["first"] else 1 - int(h["swapped"])
+            scores = h["scores"]
+            assert isinstance(scores, list)
+            wins += scores[team] > scores[1 - team]
+        row = re.search(
+            rf"^\| {re.escape(variant)}, {players} \| {re.escape(searcher)} \| "
+            rf"{re.escape(other)} \| (\d+) \((\d+)\) \| (\d+)",
+            tables,
+            re.M,
+        )
+        if not both:  # no deal played from both sides yet: no row
+            assert row is None
+            continue
+        assert row is not None, (variant, players, first, second)
+        assert (int(row.group(1)), int(row.group(2))) == (len(both) // 2, len(both))
+        assert int(row.group(3)) == wins
