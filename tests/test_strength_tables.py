@@ -1,7 +1,7 @@
-"""docs/bots.md's strength tables are the summary of the hands kept in docs/data/strength/
-(``tools/ladder.py --summarise docs/data/strength/*.jsonl --side ismcts --into docs/bots.md``
-writes them), so the page cannot drift from the data; and the summary counts what the hands
-say."""
+"""docs/bots.md's strength tables and docs/images/strength.svg are drawn from the hands kept in
+docs/data/strength/ (``tools/ladder.py --summarise docs/data/strength/*.jsonl --side ismcts
+--into docs/bots.md --plot docs/images/strength.svg``), so the page cannot drift from the
+data; and the summary counts what the hands say."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ def test_the_strength_tables_are_the_summary_of_the_kept_hands() -> None:
     assert HANDS and tool.BEGIN in page and tool.END in page
     tables = tool.summarise([str(path) for path in HANDS], "ismcts")
     assert tool.replace_block(page, tables) == page
+    picture = ROOT / "docs" / "images" / "strength.svg"
+    assert picture.read_text(encoding="utf-8") == tool.plot([str(path) for path in HANDS], "ismcts")
 
 
 def test_the_summary_counts_the_wins_the_hands_record() -> None:

@@ -33,7 +33,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from buraco_rules import variants
 from buraco_rules.bots import bot_from_name
@@ -105,9 +105,20 @@ def play(args: argparse.Namespace) -> None:
                   file=sys.stderr, flush=True)  # fmt: skip
 
 
-def _row(label: str, bot: str, other: str, hands: list[dict[str, Any]]) -> tuple[str, float, int]:
+class Row(NamedTuple):
+    """One line of the table, with ``bot``'s score (wins, ties half), the hands counted and the
+    win rate's 95 % interval."""
+
+    line: str
+    score: float
+    hands: int
+    low: float
+    high: float
+
+
+def _row(label: str, bot: str, other: str, hands: list[dict[str, Any]]) -> Row:
     """One line of the table: ``bot`` against ``other`` over the deals of ``hands`` played from
-    both seat orders; with ``bot``'s score (wins, ties half) and the hands counted."""
+    both seat orders."""
     deals: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     for h in hands:
         deals.setdefault((h["variant"], h["players"], h["deal"]), []).append(h)
@@ -125,7 +136,7 @@ def _row(label: str, bot: str, other: str, hands: list[dict[str, Any]]) -> tuple
         differences.append(statistics.fmean(ahead))
     n = 2 * len(both)
     if not n:
-        return ("", 0.0, 0)
+        return Row("", 0.0, 0, 0.0, 1.0)
     score = wins + ties / 2
     low, high = wilson_interval(score, n)
     mean = statistics.fmean(differences)
@@ -145,7 +156,7 @@ def _row(label: str, bot: str, other: str, hands: list[dict[str, Any]]) -> tuple
         f"| {low:.1%}–{high:.1%} | {mean:+.0f} ± {half:.0f} "
         f"| {per_move[0]:.2g}, {per_move[1]:.2g} |"
     )
-    return (line, score, n)
+    return Row(line, score, n, low, high)
 
 
 def _plays_as(name: str, side: str | None) -> bool:
@@ -156,6 +167,11 @@ def _plays_as(name: str, side: str | None) -> bool:
 def summarise(paths: list[str], side: str | None = None) -> str:
     """The pairwise table of a campaign's files (from ``side``'s point of view when it plays),
     each variant and then all together, and the ratings where three bots or more met."""
+    return _tables(paths, side)[0]
+
+
+def _tables(paths: list[str], side: str | None) -> tuple[str, list[tuple[str, Row]]]:
+    """The text of :func:`summarise`, and each variant's row with its label for the plot."""
     lines = [
         json.loads(line)
         for path in sorted(paths)
@@ -170,6 +186,7 @@ def summarise(paths: list[str], side: str | None = None) -> str:
         "| points ahead per hand (95 %) | CPU s per move (bot, against) |",
         "| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: |",
     ]
+    plotted: list[tuple[str, Row]] = []
     ratings: dict[tuple[str, int], list[tuple[str, str, float, float]]] = {}
     for (a, b), hands in sorted(pairs.items()):
         bot, other = (b, a) if _plays_as(b, side) and not _plays_as(a, side) else (a, b)
@@ -177,13 +194,15 @@ def summarise(paths: list[str], side: str | None = None) -> str:
         for h in hands:
             groups.setdefault((h["variant"], h["players"]), []).append(h)
         for (variant, players), group in sorted(groups.items()):
-            label = f"{variant}, {players}"
-            line, score, n = _row(label, bot, other, group)
-            if n:
-                out.append(line)
-                ratings.setdefault((variant, players), []).append((bot, other, score, n - score))
+            row = _row(f"{variant}, {players}", bot, other, group)
+            if row.hands:
+                out.append(row.line)
+                plotted.append((f"{bot} vs {other}, {variant}, {players}p", row))
+                ratings.setdefault((variant, players), []).append(
+                    (bot, other, row.score, row.hands - row.score)
+                )
         if len(groups) > 1:
-            out.append(_row("**all**", bot, other, hands)[0])
+            out.append(_row("**all**", bot, other, hands).line)
     for (variant, players), results in sorted(ratings.items()):
         names = sorted({n for r in results for n in r[:2]})
         if len(names) < 3:
@@ -197,7 +216,47 @@ def summarise(paths: list[str], side: str | None = None) -> str:
                 "| --- | ---: | --- |"]  # fmt: skip
         for name, rating, low, high in rated:
             out.append(f"| {name} | {rating:+.0f} | {low:+.0f} to {high:+.0f} |")
-    return "\n".join(out)
+    return "\n".join(out), plotted
+
+
+def plot(paths: list[str], side: str | None = None) -> str:
+    """An SVG picture of the table's win rates, each variant's with its 95 % interval, beside
+    an even game (50 %) and the issue's bar (55 %)."""
+    plotted = _tables(paths, side)[1]
+    left, width, top, step = 290, 380, 34, 22
+    height = top + step * len(plotted) + 34
+
+    def x(rate: float) -> float:
+        return left + width * rate
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 20}" '
+        f'height="{height}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{left + width + 20}" height="{height}" fill="white"/>',
+        f'<text x="{left}" y="16">win rate and 95 % interval (a tie counts half); '
+        f"dashed: 50 %, 55 %</text>",
+    ]
+    for rate in (0.0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(
+            f'<line x1="{x(rate):.1f}" y1="{top - 8}" x2="{x(rate):.1f}" '
+            f'y2="{height - 26}" stroke="#ddd"/>'
+            f'<text x="{x(rate):.1f}" y="{height - 10}" text-anchor="middle">{rate:.0%}</text>'
+        )
+    for rate, colour in ((0.5, "#888"), (0.55, "#c33")):
+        parts.append(
+            f'<line x1="{x(rate):.1f}" y1="{top - 8}" x2="{x(rate):.1f}" y2="{height - 26}" '
+            f'stroke="{colour}" stroke-dasharray="4 3"/>'
+        )
+    for i, (label, row) in enumerate(plotted):
+        y = top + step * i + step / 2
+        parts.append(
+            f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{label}</text>'
+            f'<line x1="{x(row.low):.1f}" y1="{y:.1f}" x2="{x(row.high):.1f}" y2="{y:.1f}" '
+            f'stroke="#246" stroke-width="2"/>'
+            f'<circle cx="{x(row.score / row.hands):.1f}" cy="{y:.1f}" r="4" fill="#246"/>'
+        )
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
 
 
 BEGIN = "<!-- tools/ladder.py --summarise: begin -->"
@@ -232,7 +291,12 @@ def main() -> None:
         help="with --summarise: write the tables into PAGE between its two marker lines "
         f"({BEGIN!r} and {END!r}) instead of printing them",
     )
+    parser.add_argument(
+        "--plot", metavar="SVG", help="with --summarise: also draw the win rates into SVG"
+    )
     args = parser.parse_args()
+    if args.summarise and args.plot:
+        Path(args.plot).write_text(plot(args.summarise, args.side), encoding="utf-8")
     if args.summarise and args.into:
         page = Path(args.into)
         page.write_text(replace_block(page.read_text(encoding="utf-8"),
