@@ -197,7 +197,8 @@ def _tables(paths: list[str], side: str | None) -> tuple[str, list[tuple[str, Ro
             row = _row(f"{variant}, {players}", bot, other, group)
             if row.hands:
                 out.append(row.line)
-                plotted.append((f"{bot} vs {other}, {variant}, {players}p", row))
+                if _plays_as(bot, side):
+                    plotted.append((f"{bot} vs {other}, {variant}, {players}p", row))
                 ratings.setdefault((variant, players), []).append(
                     (bot, other, row.score, row.hands - row.score)
                 )
@@ -220,8 +221,8 @@ def _tables(paths: list[str], side: str | None) -> tuple[str, list[tuple[str, Ro
 
 
 def plot(paths: list[str], side: str | None = None) -> str:
-    """An SVG picture of the table's win rates, each variant's with its 95 % interval, beside
-    an even game (50 %) and the issue's bar (55 %)."""
+    """An SVG picture of ``side``'s win rates in the table, each variant's with its 95 %
+    interval, beside an even game (50 %) and the issue's bar (55 %)."""
     plotted = _tables(paths, side)[1]
     left, width, top, step = 290, 380, 34, 22
     height = top + step * len(plotted) + 34
