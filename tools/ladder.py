@@ -12,8 +12,10 @@ page's tables written from the kept hands:
         --workers 2 --out docs/data/strength/greedy-ismcts-4p.jsonl
     python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 2 --deals 25 --seed 2026 \\
         --workers 2 --out docs/data/strength/mc-ismcts-equal-2p.jsonl
+    python tools/ladder.py --bots random,greedy --players 2 --deals 100 --seed 2026 \\
+        --out docs/data/strength/random-greedy-2p.jsonl        # and 4 players
     python tools/ladder.py --summarise docs/data/strength/*.jsonl --side ismcts \\
-        --into docs/bots.md
+        --into docs/bots.md --plot docs/images/strength.svg
 
 Each line is one hand: the variant, the players, the pairing (``first``, ``second``), the deal's
 index, ``swapped`` (false: ``first`` is team 0), each team's total, and each bot's decisions
