@@ -12,6 +12,9 @@ import re
 import sys
 from typing import Any
 
+from ..bots.names import MAX_PLAYOUTS, MAX_SECONDS, bot_from_name
+from ..core.quoting import describe
+
 __all__ = ["add_parser", "run"]
 
 _TOKEN = re.compile(r"(token=)[^&\s\"']*")
@@ -61,6 +64,12 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--max-tables", type=int, default=1000, help="most unfinished tables (default 1000)"
     )
+    parser.add_argument(
+        "--search-budget",
+        metavar="BUDGET",
+        help="the search bots' (montecarlo, ismcts) thinking budget a move: CPU seconds as in "
+        "0.25s, or sampled deals as in 200 (default: their own, 48 and 32 deals)",
+    )
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -81,10 +90,24 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(f"--port must be 0 to 65535, not {args.port}")
     if args.bot_delay < 0 or args.rate <= 0 or args.max_tables < 1:
         args.parser.error("--bot-delay must be 0 or more, --rate and --max-tables above 0")
+    if args.search_budget is not None:
+        try:
+            bot_from_name(f"ismcts:{args.search_budget}")
+        except ValueError:
+            args.parser.error(
+                f"--search-budget takes CPU seconds as in 0.25s or sampled deals as in 200 "
+                f"(at most {MAX_SECONDS:g}s or {MAX_PLAYOUTS}), not {describe(args.search_budget)}"
+            )
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(message)s")
     for name in ("uvicorn.access", "uvicorn.error", "buraco_rules.server"):
         logging.getLogger(name).addFilter(_NoTokens())
-    app = create_app(args.db, bot_delay=args.bot_delay, rate=args.rate, max_tables=args.max_tables)
+    app = create_app(
+        args.db,
+        bot_delay=args.bot_delay,
+        rate=args.rate,
+        max_tables=args.max_tables,
+        search_budget=args.search_budget,
+    )
     print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
     sys.stdout.flush()
     uvicorn.run(

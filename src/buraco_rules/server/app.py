@@ -65,20 +65,25 @@ def create_app(
     rate: float = 20.0,
     max_tables: int = 1000,
     join_timeout: float = 10.0,
+    search_budget: str | None = None,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
     (created on first use). ``bot_delay`` is the pause before each bot move in seconds,
     ``rate`` the messages per second a connection may send (bursts of twice as many), and
     ``max_tables`` the most unfinished tables it holds; a connection that has not joined a seat
-    within ``join_timeout`` seconds is closed. The hub is ``app.state.hub`` once the
-    application has started (its lifespan reloads every unfinished table)."""
+    within ``join_timeout`` seconds is closed; ``search_budget`` (``"0.25s"`` or ``"200"``) is
+    the search bots' thinking budget (:class:`~buraco_rules.server.tables.TableHub`). The hub is
+    ``app.state.hub`` once the application has started (its lifespan reloads every unfinished
+    table)."""
     page = _asset("index.html")
     assets = {name: _asset(name) for name in _STATIC}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = TableStore(db)
-        hub = TableHub(store, bot_delay=bot_delay, max_tables=max_tables)
+        hub = TableHub(
+            store, bot_delay=bot_delay, max_tables=max_tables, search_budget=search_budget
+        )
         loaded = hub.load_unfinished()
         log.info("%d unfinished tables loaded from %s", loaded, Path(db).name)
         hub.start()

@@ -198,15 +198,26 @@ class TableHub:
 
     ``bot_delay`` is the pause, in seconds, before each bot move (so a person can follow the
     game); ``max_tables`` caps the unfinished tables, so that a flood of creations cannot fill
-    the disk.
+    the disk. ``search_budget`` is the thinking budget of every search bot seated (MonteCarloBot,
+    ISMCTSBot), as a bot's name carries it: ``"0.25s"`` (CPU seconds a decision) or ``"200"``
+    (sampled deals a decision); None leaves them at their defaults. It is the server's to set,
+    not a player's (a player names the bot only), and a bad one is a ``ValueError`` here.
     """
 
     def __init__(
-        self, store: TableStore, *, bot_delay: float = 0.5, max_tables: int = 1000
+        self,
+        store: TableStore,
+        *,
+        bot_delay: float = 0.5,
+        max_tables: int = 1000,
+        search_budget: str | None = None,
     ) -> None:
+        if search_budget is not None:
+            bot_from_name(f"{SEARCH_BOTS[-1]}:{search_budget}")  # refused now, not at a table
         self.store = store
         self.bot_delay = bot_delay
         self.max_tables = max_tables
+        self.search_budget = search_budget
         self.tables: dict[str, Table] = {}
 
     # -- tables ---------------------------------------------------------------------------
@@ -231,7 +242,7 @@ class TableHub:
         rows = [SeatRow("human") if k == "human" else SeatRow("bot", k) for k in kinds]
         tokens = {s: secrets.token_urlsafe(32) for s, k in enumerate(kinds) if k == "human"}
         self.store.create(table_id, start, rows, tokens)
-        table = Table(table_id, start, state, [_new_seat(r) for r in rows])
+        table = Table(table_id, start, state, [_new_seat(r, self.search_budget) for r in rows])
         self.tables[table_id] = table
         log.info("table %s created: %s, %d players, seats %s", table_id, rules.name, players, kinds)
         self.wake_bots(table)
@@ -263,7 +274,7 @@ class TableHub:
         stored = self.store.load(table_id)
         if stored is None:
             return None
-        table = _table_of(stored)
+        table = _table_of(stored, self.search_budget)
         self.tables[table_id] = table
         return table
 
@@ -401,14 +412,18 @@ class TableHub:
                 table.broadcast()
 
 
-def _new_seat(row: SeatRow) -> _Seat:
+def _new_seat(row: SeatRow, search_budget: str | None = None) -> _Seat:
     if row.kind == "bot" and row.bot is not None:
-        return _Seat("bot", bot_from_name(row.bot), row.bot)
+        name = row.bot
+        if search_budget is not None and name in SEARCH_BOTS:
+            name = f"{name}:{search_budget}"
+        return _Seat("bot", bot_from_name(name), row.bot)
     return _Seat("human", None, None)
 
 
-def _table_of(stored: StoredTable) -> Table:
-    table = Table(stored.id, stored.start, stored.replay(), [_new_seat(r) for r in stored.seats])
+def _table_of(stored: StoredTable, search_budget: str | None) -> Table:
+    seats = [_new_seat(r, search_budget) for r in stored.seats]
+    table = Table(stored.id, stored.start, stored.replay(), seats)
     for seat, seq, action in stored.moves:
         table.moves.append((seat, action))
         place = table.seats[seat]
