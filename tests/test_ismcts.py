@@ -210,3 +210,19 @@ def test_ismcts_plays_at_the_server_and_in_the_gymnasium_env() -> None:
     env = BuracoEnv("canasta-stbl", 2, opponent="ismcts:1", seat=1)
     assert env.opponent == ISMCTSBot(playouts=1)
     env.reset(seed=3)  # seat 0, the bot, has played its turn
+
+
+def test_the_search_bots_share_one_budget_count() -> None:
+    from buraco_rules.bots.budget import require_budget, sampled_deals
+
+    assert list(sampled_deals(3, None)) == [0, 1, 2]
+    assert list(sampled_deals(1, 3600.0)) == [0]  # the count ends first
+    first = next(sampled_deals(None, 1e-9))  # at least one deal, whatever the time left
+    assert first == 0
+    with pytest.raises(ValueError, match="give a budget"):
+        require_budget(None, None)
+    for bot in (ISMCTSBot, MonteCarloBot):
+        with pytest.raises(ValueError, match="playouts must be a whole number"):
+            bot(playouts=1.5)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="seconds must be a positive number"):
+            bot(seconds=0)
