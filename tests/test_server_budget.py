@@ -72,8 +72,8 @@ def test_a_player_cannot_name_a_budget(tmp_path: Path) -> None:
         assert answer.status_code == 400 and "one of the bots" in answer.json()["message"]
 
 
-@pytest.mark.parametrize("budget", ["0s", "-1", "1e9", "fast", "3.5", "7200s", ""])
-def test_a_bad_budget_is_refused_before_serving(tmp_path: Path, budget: str) -> None:
+@pytest.mark.parametrize("budget", ["0s", "-1", "1e9", "fast", "3.5", "7200s", "", 5, b"5"])
+def test_a_bad_budget_is_refused_before_serving(tmp_path: Path, budget: object) -> None:
     with pytest.raises(ValueError, match="bad budget"):
         TableHub(TableStore(tmp_path / "t.sqlite"), search_budget=budget)
 

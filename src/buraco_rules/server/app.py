@@ -65,7 +65,7 @@ def create_app(
     rate: float = 20.0,
     max_tables: int = 1000,
     join_timeout: float = 10.0,
-    search_budget: str | None = None,
+    search_budget: object = None,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
     (created on first use). ``bot_delay`` is the pause before each bot move in seconds,

@@ -24,6 +24,7 @@ from .. import variants
 from ..bots import BOT_NAMES, SEARCH_BOTS, Bot, bot_from_name
 from ..core.actions import Action
 from ..core.errors import IllegalAction
+from ..core.quoting import describe
 from ..engine.scoring import TeamScore, score
 from ..engine.state import GameState
 from ..formats import (
@@ -210,14 +211,16 @@ class TableHub:
         *,
         bot_delay: float = 0.5,
         max_tables: int = 1000,
-        search_budget: str | None = None,
+        search_budget: object = None,
     ) -> None:
         if search_budget is not None:
+            if not isinstance(search_budget, str):
+                raise ValueError(f"bad budget {describe(search_budget)}: give it as text")
             bot_from_name(f"{SEARCH_BOTS[-1]}:{search_budget}")  # refused now, not at a table
         self.store = store
         self.bot_delay = bot_delay
         self.max_tables = max_tables
-        self.search_budget = search_budget
+        self.search_budget: str | None = search_budget
         self.tables: dict[str, Table] = {}
 
     # -- tables ---------------------------------------------------------------------------
