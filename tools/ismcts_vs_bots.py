@@ -1,7 +1,9 @@
-"""OpenSpiel's Python ISMCTSBot, playing through the ``python_buraco`` adapter, against the
-library's GreedyBot and MonteCarloBot: whole hands, each deal played in both seat orders.
+"""OpenSpiel's Python ISMCTSBot, playing through the ``python_buraco`` adapter, against one of
+the library's bots (GreedyBot, MonteCarloBot, ISMCTSBot, any name ``simulate`` takes, with its
+budget): whole hands, each deal played in both seat orders.
 
     PYTHONPATH=src python tools/ismcts_vs_bots.py --deals 32 --opponent greedy
+    PYTHONPATH=src python tools/ismcts_vs_bots.py --deals 20 --opponent ismcts:0.05s
 
 ISMCTS chooses one token at a time (:mod:`buraco_rules.rl.encoding`), searching from the
 OpenSpiel state each time: every simulation re-deals the cards its seat cannot see
