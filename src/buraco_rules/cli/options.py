@@ -55,14 +55,19 @@ def positive_int(text: str) -> int:
     return value
 
 
-def positive_float(text: str) -> float:
-    """A finite number above 0 (of seconds)."""
+def _float(text: str) -> float:
+    """A number of at most ``_NUMBER_CHARS`` characters, read as a float."""
     try:
         if len(text) > _NUMBER_CHARS:
             raise ValueError(text)
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0 (of seconds)."""
+    value = _float(text)
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{shown(text)} must be a number above 0")
     return value
@@ -70,12 +75,7 @@ def positive_float(text: str) -> float:
 
 def non_negative_float(text: str) -> float:
     """A finite number of 0 or more (of seconds)."""
-    try:
-        if len(text) > _NUMBER_CHARS:
-            raise ValueError(text)
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
+    value = _float(text)
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"{shown(text)} must be 0 or more")
     return value
