@@ -10,7 +10,7 @@ page's tables written from the kept hands:
         --workers 2 --out docs/data/strength/greedy-ismcts-2p.jsonl
     python tools/ladder.py --bots greedy,ismcts --players 4 --deals 100 --seed 2026 \\
         --workers 2 --out docs/data/strength/greedy-ismcts-4p.jsonl
-    python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 2 --deals 25 --seed 2026 \\
+    python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 2 --deals 6 --seed 2026 \\
         --workers 2 --out docs/data/strength/mc-ismcts-equal-2p.jsonl
     python tools/ladder.py --bots random,greedy --players 2 --deals 100 --seed 2026 \\
         --out docs/data/strength/random-greedy-2p.jsonl        # and 4 players
