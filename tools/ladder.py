@@ -225,7 +225,11 @@ def _tables(paths: list[str], side: str | None) -> tuple[str, list[tuple[str, Ro
 def plot(paths: list[str], side: str | None = None) -> str:
     """An SVG picture of ``side``'s win rates in the table, each variant's with its 95 %
     interval, beside an even game (50 %) and the issue's bar (55 %)."""
-    plotted = _tables(paths, side)[1]
+    return _draw(_tables(paths, side)[1])
+
+
+def _draw(plotted: list[tuple[str, Row]]) -> str:
+    """The SVG of :func:`plot` from the table's rows."""
     left, width, top, step = 290, 380, 34, 22
     height = top + step * len(plotted) + 34
 
@@ -298,17 +302,17 @@ def main() -> None:
         "--plot", metavar="SVG", help="with --summarise: also draw the win rates into SVG"
     )
     args = parser.parse_args()
-    if args.summarise and args.plot:
-        Path(args.plot).write_text(plot(args.summarise, args.side), encoding="utf-8")
-    if args.summarise and args.into:
-        page = Path(args.into)
-        page.write_text(replace_block(page.read_text(encoding="utf-8"),
-                                      summarise(args.summarise, args.side)),
-                        encoding="utf-8")  # fmt: skip
-    elif args.summarise:
-        print(summarise(args.summarise, args.side))
-    else:
+    if not args.summarise:
         play(args)
+        return
+    tables, plotted = _tables(args.summarise, args.side)  # the files are read once
+    if args.plot:
+        Path(args.plot).write_text(_draw(plotted), encoding="utf-8")
+    if args.into:
+        page = Path(args.into)
+        page.write_text(replace_block(page.read_text(encoding="utf-8"), tables), encoding="utf-8")
+    else:
+        print(tables)
 
 
 if __name__ == "__main__":
