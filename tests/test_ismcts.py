@@ -137,6 +137,11 @@ def test_ismcts_budget_and_settings_are_checked() -> None:
         {"paired": None},
         {"candidates": 0},
         {"margin": float("nan")},
+        {"racing": 0},
+        {"racing": float("inf")},
+        {"reserve": -1},
+        {"reserve": 1.5},
+        {"reuse": "yes"},
     ):
         with pytest.raises(ValueError):
             ISMCTSBot(**bad)  # type: ignore[arg-type]
@@ -226,3 +231,80 @@ def test_the_search_bots_share_one_budget_count() -> None:
             bot(playouts=1.5)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="seconds must be a positive number"):
             bot(seconds=0)
+
+
+def test_ismcts_racing_drops_worse_candidates_within_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dealt: list[int] = []
+    real = ismcts_module.determinize
+
+    def counting(seen: br.PlayerView, rng: random.Random) -> br.GameState:
+        dealt.append(1)
+        return real(seen, rng)
+
+    monkeypatch.setattr(ismcts_module, "determinize", counting)
+    bot = ISMCTSBot(playouts=48, horizon=2, racing=1.0, reserve=3)
+    dropped = settled = 0
+    for seed in range(6):
+        seen = _decision(variants.ITALIAN, seed=seed, steps=3)
+        dealt.clear()
+        choice = bot.choose(seen, random.Random(seed))
+        assert br.is_legal(seen, choice) and len(dealt) <= 48  # the race may stop early
+        assert choice == bot.choose(seen, random.Random(seed))  # replayable
+        race = bot._race(seen, random.Random(seed))
+        assert race.root.visits == race.deals <= 48
+        assert set(race.running) <= set(race.root.children) <= set(br.legal_actions(seen))
+        # A running candidate was played on every deal since it was opened.
+        for action in race.running:
+            assert race.root.children[action].visits == race.deals - race.first[action]
+        dropped += len(race.root.children) - len(race.running)
+        settled += race.settled and race.deals < 48
+    assert dropped > 0 and settled > 0  # at a loose threshold, the race does drop and settle
+    # Without racing, every candidate runs on every deal (the budget test above).
+    race = ISMCTSBot(playouts=12, horizon=1)._race(seen, random.Random(0))
+    assert len(race.running) == len(race.root.children) and race.deals == 12
+
+
+def test_ismcts_reuse_keeps_the_subtree_only_when_the_next_view_is_known() -> None:
+    bot = ISMCTSBot(playouts=6, horizon=1, reuse=True)
+    kept = dropped = 0
+    for seed in range(40):
+        state = br.new_game(variants.ITALIAN, 2, seed=seed)
+        for _ in range(6):  # the bot plays seat 0's first turn
+            seen = br.view(state, state.current_player)
+            if state.current_player != 0:
+                break
+            choice = bot.choose(seen, random.Random(seed))
+            state = br.apply(state, choice)
+            memory = bot._memory
+            after = br.view(state, 0)
+            if type(choice) in (br.NewMeld, br.AddToMeld) and state.current_player == 0:
+                # A meld shows the bot nothing new: the next decision's view is known.
+                assert memory._view == after and memory._node is not None
+                node = memory._node
+                assert bot._memory.take(after) is node and bot._memory.take(after) is None
+                bot._memory.keep(after, node)
+                kept += 1
+            elif type(choice) is br.DrawFromStock:
+                assert memory._view is None  # the drawn card differs from deal to deal
+                dropped += 1
+    assert kept and dropped
+    # Another view drops what was kept; a copy or a pickle of the bot forgets it.
+    import copy
+    import pickle
+
+    bot._memory.keep(after, ismcts_module._Node())
+    assert pickle.loads(pickle.dumps(bot)) == bot and copy.deepcopy(bot)._memory._view is None
+    assert pickle.loads(pickle.dumps(bot))._memory._view is None
+    other = br.view(br.new_game(variants.ITALIAN, 2, seed=99), 0)
+    assert bot._memory.take(other) is None and bot._memory.take(after) is None
+
+
+def test_ismcts_with_racing_and_reuse_plays_every_variant_replayably() -> None:
+    bot = ISMCTSBot(playouts=4, horizon=1, racing=1.5, reserve=2, reuse=True)
+    for rules, players in CONFIGS[:: max(1, len(CONFIGS) // 4)]:
+        _play([Recording(bot if seat % 2 == 0 else GreedyBot()) for seat in range(players)],
+              rules, seed=7)  # fmt: skip
+    first = play_game(variants.BURACO_FECHADO, [bot, GreedyBot()], seed=12)
+    assert play_game(variants.BURACO_FECHADO, [bot, GreedyBot()], seed=12) == first

@@ -17,6 +17,7 @@ __all__ = [
     "require_budget",
     "sampled_deals",
     "whole_or_none",
+    "whole_or_zero",
 ]
 
 
@@ -32,6 +33,12 @@ def whole_or_none(instance: object, attribute: attrs.Attribute[Any], value: obje
     """An attrs validator: ``None`` or an ``int`` of 1 or more (a count of deals or turns)."""
     if value is not None and (type(value) is not int or value < 1):
         raise ValueError(f"{attribute.name} must be a whole number of 1 or more, not {value!r}")
+
+
+def whole_or_zero(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """An attrs validator: an ``int`` of 0 or more (a count that may be none)."""
+    if type(value) is not int or value < 0:
+        raise ValueError(f"{attribute.name} must be a whole number of 0 or more, not {value!r}")
 
 
 def finite_number(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import random
+import threading
+from collections.abc import Sequence
 
 import attrs
 
@@ -19,11 +21,19 @@ from .budget import (
     require_budget,
     sampled_deals,
     whole_or_none,
+    whole_or_zero,
 )
 from .heuristics import MELD_FIRST, Assessment, rank_actions
 from .rollout import greedy_rollout, leaf_value
 
 __all__ = ["ISMCTSBot"]
+
+_RACE_EVERY = 4
+"""Sampled deals between two looks at the race (a look is cheap; a decision only changes when
+enough new evidence has come in)."""
+_RACE_AFTER = 8
+"""Deals a root candidate is played on before the race may drop it (fewer say too little about
+the spread of the differences)."""
 
 
 class _Node:
@@ -39,6 +49,134 @@ class _Node:
         self.available = 0
         self.total = 0.0
         self.children: dict[Action, _Node] = {}
+
+
+class _Race:
+    """The paired root's candidates: each one's result on every sampled deal since it was opened,
+    so that two of them are compared on the deals both were played on (the same luck)."""
+
+    __slots__ = (
+        "deals", "first", "following", "kept", "results", "root", "running", "waiting", "width"
+    )  # fmt: skip
+
+    def __init__(
+        self, ranked: list[Action], width: int, spare: int, kept: _Node | None = None
+    ) -> None:
+        self.root = _Node()
+        self.kept = {} if kept is None else kept.children
+        self.following: dict[Action, PlayerView | None] = {}
+        self.width = width
+        self.deals = 0
+        self.running: list[Action] = []  # in the order they were opened
+        self.waiting = ranked[width : width + spare]  # opened, best first, as others drop out
+        self.results: dict[Action, list[float]] = {}
+        self.first: dict[Action, int] = {}
+        for action in ranked[:width]:
+            self._open(action)
+
+    def _open(self, action: Action) -> None:
+        # A subtree kept from the last decision of the turn goes on growing (see _Memory).
+        self.root.children[action] = self.kept.get(action) or _Node()
+        self.running.append(action)
+        self.results[action] = []
+        self.first[action] = self.deals
+
+    def _differences(self, better: Action, worse: Action) -> list[float]:
+        """``better``'s result less ``worse``'s on each deal both were played on."""
+        start = max(self.first[better], self.first[worse])
+        ours = self.results[better][start - self.first[better] :]
+        theirs = self.results[worse][start - self.first[worse] :]
+        return [a - b for a, b in zip(ours, theirs, strict=False)]
+
+    def gains(self) -> dict[Action, float]:
+        """Each running candidate played at least once: its mean gain over the longest-running
+        one (which has been played on every deal the others have)."""
+        anchor = self.running[0]
+        gains = {}
+        for action in self.running:
+            if self.results[action]:
+                differences = self._differences(action, anchor)
+                gains[action] = sum(differences) / len(differences)
+        return gains
+
+    def drop_losers(self, z: float) -> None:
+        """Drop every candidate the leader beats by more than ``z`` standard errors of the
+        paired differences (after ``_RACE_AFTER`` common deals), and open waiting ones in
+        their places."""
+        gains = self.gains()
+        leader = max(gains, key=gains.__getitem__)
+        for action in list(self.running):
+            if action == leader:
+                continue
+            differences = self._differences(leader, action)
+            n = len(differences)
+            if n < _RACE_AFTER:
+                continue
+            mean = sum(differences) / n
+            spread = sum((d - mean) ** 2 for d in differences) / (n - 1)
+            if mean > 0 and mean * mean * n > z * z * spread:
+                self.running.remove(action)
+        while len(self.running) < self.width and self.waiting:
+            self._open(self.waiting.pop(0))
+
+    def follow(self, action: Action, state: GameState, seat: int) -> None:
+        """Note the view ``action`` led to in one sampled deal (``state``): the subtree below it
+        can be kept for the next decision only if every deal led to the same view."""
+        if state.is_over or state.current_player != seat:
+            self.following[action] = None  # the turn passed: no next decision of this turn
+            return
+        after = view(state, seat)
+        if self.following.setdefault(action, after) != after:
+            self.following[action] = None
+
+    @property
+    def settled(self) -> bool:
+        """One candidate left and none waiting: nothing more to compare."""
+        return len(self.running) == 1 and not self.waiting
+
+
+class _Memory:
+    """The subtree an ISMCTSBot keeps from one decision for the next one of the same turn.
+
+    It is kept when every sampled deal led, after the chosen action, to the same view (a meld, an
+    addition, an open pile taken: the action showed the bot nothing it did not know): then every
+    deal behind its statistics is consistent with that view, and the next search goes on growing
+    it. After a card drawn from the stock, the deals led to different views and nothing is kept.
+    It holds one subtree, for the one view the last choice leads to: a decision in any other view
+    drops it, so a bot's choices depend on its rng and on its last decision only. A copy or a
+    pickle of the bot starts with an empty memory."""
+
+    __slots__ = ("_lock", "_node", "_view")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # a bot may be shared between threads
+        self._view: PlayerView | None = None
+        self._node: _Node | None = None
+
+    def take(self, seen: PlayerView) -> _Node | None:
+        """The subtree kept for ``seen``, if it is the view the last choice led to; the memory
+        is empty afterwards."""
+        with self._lock:
+            kept, node = self._view, self._node
+            self._view = self._node = None
+        return node if kept is not None and kept == seen else None
+
+    def keep(self, seen: PlayerView, node: _Node) -> None:
+        """Keep ``node`` for the decision in ``seen``."""
+        with self._lock:
+            self._view, self._node = seen, node
+
+    def __getstate__(self) -> dict[str, object]:
+        return {}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def __copy__(self) -> _Memory:
+        return _Memory()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _Memory:
+        return _Memory()
 
 
 @attrs.frozen
@@ -87,12 +225,17 @@ class ISMCTSBot:
     margin: float = attrs.field(default=0.0, validator=finite_number)
     paired: bool = attrs.field(default=True, validator=flag)
     greedy_melds: bool = attrs.field(default=False, validator=flag)
+    racing: float | None = attrs.field(default=None, validator=positive_or_none)
+    reserve: int = attrs.field(default=0, validator=whole_or_zero)
+    reuse: bool = attrs.field(default=False, validator=flag)
+    _memory: _Memory = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         require_budget(self.playouts, self.seconds)
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The root action the search found best in ``view``."""
+        kept = self._memory.take(view) if self.reuse else None
         actions = legal_actions(view)
         if len(actions) == 1:
             return actions[0]
@@ -102,46 +245,67 @@ class ISMCTSBot:
             return greedy
         if self.paired and min(self.candidates, len(actions)) == 1:
             return greedy
-        root = self.search(view, rng)
+        if not self.paired:
+            return self._most_visited(self.search(view, rng), actions, ranked)
+        race = self._race(view, rng, kept)
         order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
-        tried = [a for a in root.children if a in order and root.children[a].visits]
-        if not tried:  # cannot happen: the root's actions are the view's; play GreedyBot's
-            return greedy
-
-        def mean(action: Action) -> float:
-            child = root.children[action]
-            return child.total / child.visits
-
-        if self.paired:
-            best = max(tried, key=lambda a: (mean(a), -order[a]))
-            if greedy in root.children and (mean(best) - mean(greedy)) * self.scale < self.margin:
-                return greedy  # not enough evidence against GreedyBot's choice
-            return best
-
-        def visited(action: Action) -> tuple[int, float, int]:
-            return (root.children[action].visits, mean(action), -order[action])
-
-        return max(tried, key=visited)
+        gains = race.gains()
+        chosen = max(gains, key=lambda a: (gains[a], -order[a]))
+        if greedy in gains and (gains[chosen] - gains[greedy]) * self.scale < self.margin:
+            chosen = greedy  # not enough evidence against GreedyBot's choice
+        following = race.following.get(chosen)
+        if following is not None:
+            self._memory.keep(following, race.root.children[chosen])
+        return chosen
 
     def search(self, seen: PlayerView, rng: random.Random) -> _Node:
         """Run the search from ``seen``; the root of its tree (its ``visits`` count the sampled
         deals)."""
-        root = _Node()
         if self.paired:
-            ranked = rank_actions(Assessment(seen), legal_actions(seen))
-            actions = legal_actions(seen)
-            for _, i in ranked[: self.candidates]:
-                root.children[actions[i]] = _Node()
+            return self._race(seen, rng).root
+        root = _Node()
+        for _ in sampled_deals(self.playouts, self.seconds):
+            self._iterate(root, [root], determinize(seen, rng), seen.seat, seen.team)
+        return root
+
+    def _race(self, seen: PlayerView, rng: random.Random, kept: _Node | None = None) -> _Race:
+        """The paired root: every sampled deal played from each running candidate, and with
+        ``racing`` the clearly worse ones dropped for waiting ones as the deals come in."""
+        actions = legal_actions(seen)
+        ranked = [actions[i] for _, i in rank_actions(Assessment(seen), actions)]
+        race = _Race(ranked, self.candidates, self.reserve, kept)
+        root = race.root
         for _ in sampled_deals(self.playouts, self.seconds):
             world = determinize(seen, rng)
-            if self.paired:
-                for action, child in root.children.items():
-                    child.available += 1
-                    self._iterate(child, [child], apply(world, action), seen.seat, seen.team)
-                root.visits += 1
-            else:
-                self._iterate(root, [root], world, seen.seat, seen.team)
-        return root
+            for action in race.running:
+                child = root.children[action]
+                child.available += 1
+                before = child.total
+                after = apply(world, action)
+                if self.reuse:
+                    race.follow(action, after, seen.seat)
+                self._iterate(child, [child], after, seen.seat, seen.team)
+                race.results[action].append(child.total - before)
+            root.visits += 1
+            race.deals += 1
+            if self.racing is not None and race.deals % _RACE_EVERY == 0:
+                race.drop_losers(self.racing)
+                if race.settled:
+                    break
+        return race
+
+    def _most_visited(
+        self, root: _Node, actions: Sequence[Action], ranked: list[tuple[float, int]]
+    ) -> Action:
+        """The unpaired root's choice: the most visited action (then the best mean, then
+        GreedyBot's order)."""
+        order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
+
+        def visited(action: Action) -> tuple[int, float, int]:
+            child = root.children[action]
+            return (child.visits, child.total / child.visits, -order[action])
+
+        return max((a for a in root.children if root.children[a].visits), key=visited)
 
     def _iterate(
         self, node: _Node, path: list[_Node], state: GameState, seat: int, team: int
