@@ -17,6 +17,10 @@ page's tables written from the kept hands:
     python tools/ladder.py --summarise docs/data/strength/*.jsonl --side ismcts \\
         --into docs/bots.md --plot docs/images/strength.svg
 
+A bot's name may carry settings to change after its budget, ``+name=value`` or ``+name`` for a
+setting turned on (``ismcts:0.1s+racing=2.5+reserve=4+reuse+bank``): the tuning runs of
+docs/bots.md, played on seed 100 into docs/data/tuning/, are named so.
+
 Each line is one hand: the variant, the players, the pairing (``first``, ``second``), the deal's
 index, ``swapped`` (false: ``first`` is team 0), each team's total, and each bot's decisions
 and CPU seconds (``time.thread_time`` around ``choose``). Hands already in ``--out`` are skipped,
@@ -37,11 +41,37 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import attrs
+
 from buraco_rules import variants
-from buraco_rules.bots import bot_from_name
+from buraco_rules.bots import Bot, bot_from_name
 from buraco_rules.bots.ladder import bradley_terry
-from buraco_rules.bots.simulate import game_seed, play_game, seat_bots, wilson_interval
+from buraco_rules.bots.simulate import game_seed, play_game, wilson_interval
 from buraco_rules.engine.state import TEAM
+
+
+def bot_of(spec: str) -> Bot:
+    """The bot a campaign's name stands for: a name ``bot_from_name`` takes, then settings to
+    change, each ``+name=value`` (a number) or ``+name`` (a setting turned on), as in
+    ``ismcts:0.1s+racing=2.5+reserve=4+reuse``; a bad setting is the bot's ``ValueError``."""
+    name, *changes = spec.split("+")
+    bot = bot_from_name(name)
+    settings: dict[str, object] = {}
+    for change in changes:
+        key, equals, value = change.partition("=")
+        if not equals:
+            settings[key] = True
+        elif value.isdigit():
+            settings[key] = int(value)
+        else:
+            try:
+                settings[key] = float(value)
+            except ValueError:
+                raise ValueError(f"bad setting {change!r} in {spec!r}: give a number") from None
+    try:
+        return attrs.evolve(bot, **settings)  # type: ignore[misc]
+    except TypeError:
+        raise ValueError(f"{spec!r} names a setting {type(bot).__name__} does not have") from None
 
 
 def _key(line: dict[str, Any]) -> tuple[Any, ...]:
@@ -56,7 +86,7 @@ def _hand(line: dict[str, Any], seed: int) -> dict[str, Any]:
     rules = variants.get(line["variant"])
     players = line["players"]
     order = (b, a) if line["swapped"] else (a, b)
-    bots = [bot_from_name(s) for s in seat_bots(order, players)]
+    bots = [bot_of(order[TEAM[seat]]) for seat in range(players)]  # a bot of its own a seat
     result = play_game(
         rules, bots, seed=game_seed(seed, deal), first_player=deal % players, index=deal
     )
