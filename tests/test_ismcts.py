@@ -142,7 +142,6 @@ def test_ismcts_budget_and_settings_are_checked() -> None:
         {"reserve": -1},
         {"reserve": 1.5},
         {"reuse": "yes"},
-        {"bank": 1},
     ):
         with pytest.raises(ValueError):
             ISMCTSBot(**bad)  # type: ignore[arg-type]
@@ -309,41 +308,3 @@ def test_ismcts_with_racing_and_reuse_plays_every_variant_replayably() -> None:
               rules, seed=7)  # fmt: skip
     first = play_game(variants.BURACO_FECHADO, [bot, GreedyBot()], seed=12)
     assert play_game(variants.BURACO_FECHADO, [bot, GreedyBot()], seed=12) == first
-
-
-def test_ismcts_bank_carries_unspent_deals_within_a_turn_only(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    races: list[tuple[bool, int]] = []  # (a turn's first decision, deals played)
-    real = ISMCTSBot._race
-
-    def recording(
-        bot: ISMCTSBot,
-        seen: br.PlayerView,
-        rng: random.Random,
-        kept: object = None,
-        playouts: int | None = None,
-        seconds: float | None = None,
-    ) -> object:
-        race = real(bot, seen, rng, kept, playouts, seconds)  # type: ignore[arg-type]
-        races.append((seen.phase is br.Phase.DRAW, race.deals))
-        return race
-
-    monkeypatch.setattr(ISMCTSBot, "_race", recording)
-    bot = ISMCTSBot(playouts=12, horizon=1, racing=1.0, bank=True)
-    play_game(variants.BURACO_FECHADO, [bot, GreedyBot()], seed=4)
-    turns: list[list[int]] = []
-    for first, deals in races:
-        if first or not turns:
-            turns.append([])
-        turns[-1].append(deals)
-    # A turn never plays more deals than its searched decisions' budgets, and a decision after
-    # one that settled early may play more than its own.
-    assert all(sum(deals) <= 12 * len(deals) for deals in turns)
-    assert any(deals > 12 for _, deals in races)
-    assert max(deals for _, deals in races) <= 12 * 4
-    # Without the bank no decision plays more than its budget.
-    races.clear()
-    play_game(variants.BURACO_FECHADO, [ISMCTSBot(playouts=12, horizon=1, racing=1.0),
-                                        GreedyBot()], seed=4)  # fmt: skip
-    assert races and all(deals <= 12 for _, deals in races)

@@ -64,3 +64,30 @@ def test_the_summary_counts_the_wins_the_hands_record() -> None:
         assert row is not None, (variant, players, first, second)
         assert (int(row.group(1)), int(row.group(2))) == (len(both) // 2, len(both))
         assert int(row.group(3)) == wins
+
+
+def test_a_campaigns_bot_names_may_carry_settings() -> None:
+    import pytest
+
+    from buraco_rules.bots import ISMCTSBot, MonteCarloBot
+
+    bot_of = _ladder_tool().bot_of
+    assert bot_of("ismcts:0.1s+racing=2.5+reserve=4+reuse") == ISMCTSBot(
+        playouts=None, seconds=0.1, racing=2.5, reserve=4, reuse=True
+    )
+    assert bot_of("mc:0.1s+horizon=6") == MonteCarloBot(playouts=None, seconds=0.1, horizon=6)
+    for bad in ("ismcts+nope=1", "ismcts+racing=x", "ismcts+reserve=-1", "greedy+racing=1"):
+        with pytest.raises(ValueError):
+            bot_of(bad)
+
+
+def test_the_tuning_lines_are_the_summary_of_the_tuning_runs() -> None:
+    tool = _ladder_tool()
+    runs = sorted((ROOT / "docs" / "data" / "tuning").glob("*.jsonl"))
+    summary = tool.summarise([str(path) for path in runs], "ismcts").splitlines()
+    shown = [
+        line
+        for line in PAGE.read_text().splitlines()
+        if line.startswith("| **all** | ismcts:0.1s+")
+    ]
+    assert len(shown) == len(runs) and all(line in summary for line in shown)

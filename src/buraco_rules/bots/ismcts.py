@@ -5,13 +5,12 @@ from __future__ import annotations
 import math
 import random
 import threading
-import time
 from collections.abc import Sequence
 
 import attrs
 
 from ..core.actions import Action, AddToMeld, NewMeld
-from ..engine.state import GameState, Phase
+from ..engine.state import GameState
 from ..hidden.determinize import determinize
 from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions
@@ -137,8 +136,7 @@ class _Race:
 
 
 class _Memory:
-    """What an ISMCTSBot keeps from one decision for the next one of the same turn: a subtree
-    (``reuse``) and the budget a decision did not spend (``bank``).
+    """The subtree an ISMCTSBot keeps from one decision for the next one of the same turn.
 
     It is kept when every sampled deal led, after the chosen action, to the same view (a meld, an
     addition, an open pile taken: the action showed the bot nothing it did not know): then every
@@ -148,13 +146,12 @@ class _Memory:
     drops it, so a bot's choices depend on its rng and on its last decision only. A copy or a
     pickle of the bot starts with an empty memory."""
 
-    __slots__ = ("_bank", "_lock", "_node", "_view")
+    __slots__ = ("_lock", "_node", "_view")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # a bot may be shared between threads
         self._view: PlayerView | None = None
         self._node: _Node | None = None
-        self._bank: tuple[int, float] = (0, 0.0)
 
     def take(self, seen: PlayerView) -> _Node | None:
         """The subtree kept for ``seen``, if it is the view the last choice led to; the memory
@@ -168,18 +165,6 @@ class _Memory:
         """Keep ``node`` for the decision in ``seen``."""
         with self._lock:
             self._view, self._node = seen, node
-
-    def withdraw(self) -> tuple[int, float]:
-        """The deals and CPU seconds banked by the turn's earlier decisions; the bank is empty
-        afterwards."""
-        with self._lock:
-            banked, self._bank = self._bank, (0, 0.0)
-        return banked
-
-    def deposit(self, deals: int, seconds: float) -> None:
-        """Bank what a decision did not spend, for the next one of the turn."""
-        with self._lock:
-            self._bank = (deals, seconds)
 
     def __getstate__(self) -> dict[str, object]:
         return {}
@@ -243,7 +228,6 @@ class ISMCTSBot:
     racing: float | None = attrs.field(default=None, validator=positive_or_none)
     reserve: int = attrs.field(default=0, validator=whole_or_zero)
     reuse: bool = attrs.field(default=False, validator=flag)
-    bank: bool = attrs.field(default=False, validator=flag)
     _memory: _Memory = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -252,8 +236,6 @@ class ISMCTSBot:
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The root action the search found best in ``view``."""
         kept = self._memory.take(view) if self.reuse else None
-        if view.phase is Phase.DRAW:
-            self._memory.withdraw()  # a new turn: nothing is carried into it
         actions = legal_actions(view)
         if len(actions) == 1:
             return actions[0]
@@ -265,7 +247,7 @@ class ISMCTSBot:
             return greedy
         if not self.paired:
             return self._most_visited(self.search(view, rng), actions, ranked)
-        race = self._banked_race(view, rng, kept)
+        race = self._race(view, rng, kept)
         order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
         gains = race.gains()
         chosen = max(gains, key=lambda a: (gains[a], -order[a]))
@@ -286,42 +268,14 @@ class ISMCTSBot:
             self._iterate(root, [root], determinize(seen, rng), seen.seat, seen.team)
         return root
 
-    def _banked_race(self, seen: PlayerView, rng: random.Random, kept: _Node | None) -> _Race:
-        """The race of a decision, with ``bank`` on its budget and what the turn's earlier
-        decisions left, and what it leaves banked for the next one."""
-        if not self.bank:
-            return self._race(seen, rng, kept)
-        deals, seconds = self._memory.withdraw()
-        playouts = None if self.playouts is None else self.playouts + deals
-        budget = None if self.seconds is None else self.seconds + seconds
-        start = time.thread_time()
-        race = self._race(seen, rng, kept, playouts, budget)
-        if race.settled:  # at most a few decisions' worth is carried
-            spent = time.thread_time() - start
-            self._memory.deposit(
-                0 if playouts is None else min(playouts - race.deals, 3 * (self.playouts or 0)),
-                0.0 if budget is None else min(max(0.0, budget - spent), 3 * (self.seconds or 0)),
-            )
-        return race
-
-    def _race(
-        self,
-        seen: PlayerView,
-        rng: random.Random,
-        kept: _Node | None = None,
-        playouts: int | None = None,
-        seconds: float | None = None,
-    ) -> _Race:
+    def _race(self, seen: PlayerView, rng: random.Random, kept: _Node | None = None) -> _Race:
         """The paired root: every sampled deal played from each running candidate, and with
-        ``racing`` the clearly worse ones dropped for waiting ones as the deals come in. The
-        budget is the bot's unless ``playouts`` or ``seconds`` are given."""
-        if playouts is None and seconds is None:
-            playouts, seconds = self.playouts, self.seconds
+        ``racing`` the clearly worse ones dropped for waiting ones as the deals come in."""
         actions = legal_actions(seen)
         ranked = [actions[i] for _, i in rank_actions(Assessment(seen), actions)]
         race = _Race(ranked, self.candidates, self.reserve, kept)
         root = race.root
-        for _ in sampled_deals(playouts, seconds):
+        for _ in sampled_deals(self.playouts, self.seconds):
             world = determinize(seen, rng)
             for action in race.running:
                 child = root.children[action]
