@@ -3,8 +3,8 @@ orders, in every variant and player count, hand by hand into a JSON-lines file t
 continues and ``--summarise`` turns into the tables of docs/bots.md.
 
 The campaign of docs/bots.md (ISMCTSBot against GreedyBot, 100 deals from both seat orders,
-every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal time), then the
-page's tables written from the kept hands:
+every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal time, 0.1 and
+0.25 CPU s a move), then the page's tables written from the kept hands:
 
     python tools/ladder.py --bots greedy,ismcts --players 2 --deals 100 --seed 2026 \\
         --workers 2 --out docs/data/strength/greedy-ismcts-2p.jsonl
@@ -12,6 +12,10 @@ page's tables written from the kept hands:
         --workers 2 --out docs/data/strength/greedy-ismcts-4p.jsonl
     python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 2 --deals 6 --seed 2026 \\
         --workers 2 --out docs/data/strength/mc-ismcts-equal-2p.jsonl
+    python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 4 --deals 30 --seed 2026 \\
+        --workers 2 --out docs/data/strength/mc-ismcts-equal-4p.jsonl
+    python tools/ladder.py --bots mc:0.25s,ismcts:0.25s --players 2 --deals 23 --seed 2026 \\
+        --workers 2 --out docs/data/strength/mc-ismcts-equal-quarter-2p.jsonl
     python tools/ladder.py --bots random,greedy --players 2 --deals 100 --seed 2026 \\
         --out docs/data/strength/random-greedy-2p.jsonl        # and 4 players
     python tools/ladder.py --summarise docs/data/strength/*.jsonl --side ismcts \\
