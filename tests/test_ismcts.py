@@ -38,6 +38,20 @@ def _decision(rules: br.RuleSet, seed: int, steps: int) -> br.PlayerView:
         done += 1
 
 
+@pytest.fixture
+def dealt(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one at each deal the search samples (each call of determinize)."""
+    counts: list[int] = []
+    real = ismcts_module.determinize
+
+    def counting(seen: br.PlayerView, rng: random.Random) -> br.GameState:
+        counts.append(1)
+        return real(seen, rng)
+
+    monkeypatch.setattr(ismcts_module, "determinize", counting)
+    return counts
+
+
 @pytest.mark.parametrize(("rules", "players"), CONFIGS, ids=IDS)
 def test_ismcts_gets_views_only_and_plays_legally(rules: br.RuleSet, players: int) -> None:
     bots = [Recording(TINY if seat % 2 == 0 else GreedyBot()) for seat in range(players)]
@@ -62,15 +76,7 @@ def test_ismcts_is_replayable_from_its_rng() -> None:
     assert first == again
 
 
-def test_ismcts_keeps_to_its_playout_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    dealt: list[int] = []
-    real = ismcts_module.determinize
-
-    def counting(seen: br.PlayerView, rng: random.Random) -> br.GameState:
-        dealt.append(1)
-        return real(seen, rng)
-
-    monkeypatch.setattr(ismcts_module, "determinize", counting)
+def test_ismcts_keeps_to_its_playout_budget(dealt: list[int]) -> None:
     for playouts, paired in ((1, True), (5, False), (17, True), (17, False)):
         bot = ISMCTSBot(playouts=playouts, horizon=1, greedy_melds=False, paired=paired)
         for steps in (0, 1, 7):
@@ -233,17 +239,7 @@ def test_the_search_bots_share_one_budget_count() -> None:
             bot(seconds=0)
 
 
-def test_ismcts_racing_drops_worse_candidates_within_its_budget(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    dealt: list[int] = []
-    real = ismcts_module.determinize
-
-    def counting(seen: br.PlayerView, rng: random.Random) -> br.GameState:
-        dealt.append(1)
-        return real(seen, rng)
-
-    monkeypatch.setattr(ismcts_module, "determinize", counting)
+def test_ismcts_racing_drops_worse_candidates_within_its_budget(dealt: list[int]) -> None:
     bot = ISMCTSBot(playouts=48, horizon=2, racing=1.0, reserve=3)
     dropped = settled = 0
     for seed in range(6):
