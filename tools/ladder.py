@@ -10,7 +10,7 @@ every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal t
         --workers 2 --out docs/data/strength/greedy-ismcts-2p.jsonl
     python tools/ladder.py --bots greedy,ismcts --players 4 --deals 100 --seed 2026 \\
         --workers 2 --out docs/data/strength/greedy-ismcts-4p.jsonl
-    python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 2 --deals 6 --seed 2026 \\
+    python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 2 --deals 26 --seed 2026 \\
         --workers 2 --out docs/data/strength/mc-ismcts-equal-2p.jsonl
     python tools/ladder.py --bots mc:0.1s,ismcts:0.1s --players 4 --deals 30 --seed 2026 \\
         --workers 2 --out docs/data/strength/mc-ismcts-equal-4p.jsonl
