@@ -22,8 +22,9 @@ every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal t
         --into docs/bots.md --plot docs/images/strength.svg
 
 A bot's name may carry settings to change after its budget, ``+name=value`` or ``+name`` for a
-setting turned on (``ismcts:0.1s+racing=2.5+reserve=4+reuse+bank``): the tuning runs of
-docs/bots.md, played on seed 100 into docs/data/tuning/, are named so.
+setting turned on (``ismcts:0.1s+racing=2.5+reserve=4+reuse``): the tuning runs of
+docs/bots.md, played on seed 100 into docs/data/tuning/, are named so (the ``+bank`` run was
+played by commit e612af9, whose ISMCTSBot had that setting).
 
 Each line is one hand: the variant, the players, the pairing (``first``, ``second``), the deal's
 index, ``swapped`` (false: ``first`` is team 0), each team's total, and each bot's decisions

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import random
 import threading
-from collections.abc import Sequence
 
 import attrs
 
@@ -245,10 +244,10 @@ class ISMCTSBot:
             return greedy
         if self.paired and min(self.candidates, len(actions)) == 1:
             return greedy
-        if not self.paired:
-            return self._most_visited(self.search(view, rng), actions, ranked)
-        race = self._race(view, rng, kept)
         order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
+        if not self.paired:
+            return self._most_visited(self.search(view, rng), order)
+        race = self._race(view, rng, kept, [actions[i] for _, i in ranked])
         gains = race.gains()
         chosen = max(gains, key=lambda a: (gains[a], -order[a]))
         if greedy in gains and (gains[chosen] - gains[greedy]) * self.scale < self.margin:
@@ -268,11 +267,19 @@ class ISMCTSBot:
             self._iterate(root, [root], determinize(seen, rng), seen.seat, seen.team)
         return root
 
-    def _race(self, seen: PlayerView, rng: random.Random, kept: _Node | None = None) -> _Race:
+    def _race(
+        self,
+        seen: PlayerView,
+        rng: random.Random,
+        kept: _Node | None = None,
+        ranked: list[Action] | None = None,
+    ) -> _Race:
         """The paired root: every sampled deal played from each running candidate, and with
-        ``racing`` the clearly worse ones dropped for waiting ones as the deals come in."""
-        actions = legal_actions(seen)
-        ranked = [actions[i] for _, i in rank_actions(Assessment(seen), actions)]
+        ``racing`` the clearly worse ones dropped for waiting ones as the deals come in.
+        ``ranked`` is ``seen``'s legal actions in GreedyBot's order, when the caller has them."""
+        if ranked is None:
+            actions = legal_actions(seen)
+            ranked = [actions[i] for _, i in rank_actions(Assessment(seen), actions)]
         race = _Race(ranked, self.candidates, self.reserve, kept)
         root = race.root
         for _ in sampled_deals(self.playouts, self.seconds):
@@ -294,12 +301,9 @@ class ISMCTSBot:
                     break
         return race
 
-    def _most_visited(
-        self, root: _Node, actions: Sequence[Action], ranked: list[tuple[float, int]]
-    ) -> Action:
+    def _most_visited(self, root: _Node, order: dict[Action, int]) -> Action:
         """The unpaired root's choice: the most visited action (then the best mean, then
-        GreedyBot's order)."""
-        order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
+        GreedyBot's ``order``)."""
 
         def visited(action: Action) -> tuple[int, float, int]:
             child = root.children[action]
