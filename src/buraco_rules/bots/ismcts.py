@@ -23,6 +23,7 @@ from .budget import (
     whole_or_zero,
 )
 from .heuristics import MELD_FIRST, Assessment, rank_actions
+from .recall import Known, Recall, deal
 from .rollout import greedy_rollout, leaf_value
 
 __all__ = ["ISMCTSBot"]
@@ -227,6 +228,8 @@ class ISMCTSBot:
     racing: float | None = attrs.field(default=None, validator=positive_or_none)
     reserve: int = attrs.field(default=0, validator=whole_or_zero)
     reuse: bool = attrs.field(default=False, validator=flag)
+    recall: bool = attrs.field(default=False, validator=flag)
+    _recall: Recall = attrs.field(factory=Recall, init=False, eq=False, repr=False)
     _memory: _Memory = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -234,6 +237,14 @@ class ISMCTSBot:
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The root action the search found best in ``view``."""
+        if not self.recall:
+            return self._choose(view, rng, None)
+        known = self._recall.known(view)
+        chosen = self._choose(view, rng, known)
+        self._recall.note(view, chosen, known)
+        return chosen
+
+    def _choose(self, view: PlayerView, rng: random.Random, known: Known | None) -> Action:
         kept = self._memory.take(view) if self.reuse else None
         actions = legal_actions(view)
         if len(actions) == 1:
@@ -247,7 +258,7 @@ class ISMCTSBot:
         order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
         if not self.paired:
             return self._most_visited(self.search(view, rng), order)
-        race = self._race(view, rng, kept, [actions[i] for _, i in ranked])
+        race = self._race(view, rng, kept, [actions[i] for _, i in ranked], known)
         gains = race.gains()
         chosen = max(gains, key=lambda a: (gains[a], -order[a]))
         if greedy in gains and (gains[chosen] - gains[greedy]) * self.scale < self.margin:
@@ -273,6 +284,7 @@ class ISMCTSBot:
         rng: random.Random,
         kept: _Node | None = None,
         ranked: list[Action] | None = None,
+        known: Known | None = None,
     ) -> _Race:
         """The paired root: every sampled deal played from each running candidate, and with
         ``racing`` the clearly worse ones dropped for waiting ones as the deals come in.
@@ -283,7 +295,7 @@ class ISMCTSBot:
         race = _Race(ranked, self.candidates, self.reserve, kept)
         root = race.root
         for _ in sampled_deals(self.playouts, self.seconds):
-            world = determinize(seen, rng)
+            world = deal(seen, known, rng)
             for action in race.running:
                 child = root.children[action]
                 child.available += 1
