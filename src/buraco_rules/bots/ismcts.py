@@ -295,7 +295,7 @@ class ISMCTSBot:
         race = _Race(ranked, self.candidates, self.reserve, kept)
         root = race.root
         for _ in sampled_deals(self.playouts, self.seconds):
-            world = deal(seen, known, rng)
+            world = determinize(seen, rng) if known is None else deal(seen, known, rng)
             for action in race.running:
                 child = root.children[action]
                 child.available += 1

@@ -185,7 +185,7 @@ def deal(seen: PlayerView, known: Known | None, rng: random.Random) -> GameState
         any(known.held) or any(c is not None for c in known.pile[:hidden_pile])
     ):
         return world
-    places: list[list[Card]] = [list(h) if s != seen.seat else [] for s, h in enumerate(world.hands)]
+    places = [list(hand) if s != seen.seat else [] for s, hand in enumerate(world.hands)]
     stock_at, pile_at = len(places), len(places) + 1
     places.append(list(world.stock))
     places.append(list(world.discard_pile[:hidden_pile]))
@@ -224,16 +224,18 @@ def deal(seen: PlayerView, known: Known | None, rng: random.Random) -> GameState
             elif free:
                 bring(card, (seat, rng.choice(free)))
     hands = tuple(
-        world.hands[s] if s == seen.seat else tuple(sorted(places[s]))
-        for s in range(seen.players)
+        world.hands[s] if s == seen.seat else tuple(sorted(places[s])) for s in range(seen.players)
     )
-    extra = tuple(None if p is None else tuple(places[t]) for p, t in zip(world.extra_piles, extras, strict=True))
+    ours, theirs = (
+        None if pile is None else tuple(places[at])
+        for pile, at in zip(world.extra_piles, extras, strict=True)
+    )
     return attrs.evolve(
         world,
         hands=hands,
         stock=tuple(places[stock_at]),
         discard_pile=tuple(places[pile_at]) + seen.discard_pile,
-        extra_piles=extra,
+        extra_piles=(ours, theirs),
     )
 
 
@@ -294,4 +296,3 @@ def _table(seen: PlayerView) -> tuple[object, ...]:
 
 def _hand(seen: PlayerView) -> tuple[object, ...]:
     return ("hand", seen.rules, seen.players, seen.seat, seen.hand)
-
