@@ -229,6 +229,7 @@ class ISMCTSBot:
     reserve: int = attrs.field(default=0, validator=whole_or_zero)
     reuse: bool = attrs.field(default=False, validator=flag)
     recall: bool = attrs.field(default=False, validator=flag)
+    promise: float = attrs.field(default=0.0, validator=finite_number)
     _recall: Recall = attrs.field(factory=Recall, init=False, eq=False, repr=False)
     _memory: _Memory = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
 
@@ -359,7 +360,7 @@ class ISMCTSBot:
         if state.is_over:
             value = leaf_value(state, team, self.hand_weight)
         else:
-            value = greedy_rollout(state, team, self.horizon, self.hand_weight)
+            value = greedy_rollout(state, team, self.horizon, self.hand_weight, self.promise)
         reward = value / self.scale
         for visited in path:
             visited.visits += 1

@@ -3,18 +3,25 @@ reaches is worth to a team."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ..core.rules import CANASTA_SIZE, RuleSet
 from ..engine.scoring import score
 from ..engine.state import GameState
 from ..hidden.views import view
+from ..melds.meld import Meld
 from ..play.face import apply, legal_actions
 from .heuristics import Assessment, rank_actions
 
-__all__ = ["greedy_rollout", "leaf_value"]
+__all__ = ["greedy_rollout", "leaf_value", "melds_promise"]
 
 
-def greedy_rollout(state: GameState, team: int, horizon: int, hand_weight: float) -> float:
+def greedy_rollout(
+    state: GameState, team: int, horizon: int, hand_weight: float, promise: float = 0.0
+) -> float:
     """Greedy play by every seat for ``horizon`` turn changes (GreedyBot is deterministic: the
-    sampled deal is all the luck there is); how much better ``team`` then stands."""
+    sampled deal is all the luck there is); how much better ``team`` then stands
+    (:func:`leaf_value`)."""
     turns = 0
     seat = state.current_player
     while not state.is_over and turns < horizon:
@@ -27,17 +34,36 @@ def greedy_rollout(state: GameState, team: int, horizon: int, hand_weight: float
         if state.current_player != seat:
             seat = state.current_player
             turns += 1
-    return leaf_value(state, team, hand_weight)
+    return leaf_value(state, team, hand_weight, promise)
 
 
-def leaf_value(state: GameState, team: int, hand_weight: float) -> float:
+def leaf_value(state: GameState, team: int, hand_weight: float, promise: float = 0.0) -> float:
     """How much better ``team`` stands at the end of a rollout: the difference of the teams'
     scores (R16), with the cards still in hand counted at ``hand_weight`` of their value while
     the hand goes on (a card held mid-hand may still be melded; at full value, taking an open
-    pile would look like a loss until its cards are laid)."""
+    pile would look like a loss until its cards are laid), and ``promise`` times the difference
+    of what the teams' unfinished melds promise (:func:`melds_promise`)."""
     scores = score(state)  # an unfinished hand: as if it ended now, nobody going out (R16)
     ours, theirs = scores[team], scores[1 - team]
     difference = float(ours.total - theirs.total)
     if state.is_over:
         return difference
-    return difference + (1.0 - hand_weight) * (ours.hands - theirs.hands)
+    value = difference + (1.0 - hand_weight) * (ours.hands - theirs.hands)
+    if promise:
+        ours_promised = melds_promise(state.melds[team], state.rules)
+        value += promise * (ours_promised - melds_promise(state.melds[1 - team], state.rules))
+    return value
+
+
+def melds_promise(melds: Sequence[Meld], rules: RuleSet) -> float:
+    """What a team's unfinished melds promise, in points: each one's canasta bonus as it stands
+    (clean or mixed, R18) times the square of the share of the way from three cards to a
+    canasta it has come (a meld of six is far likelier to be finished than one of three)."""
+    bonuses = rules.canasta_bonuses
+    total = 0.0
+    for meld in melds:
+        size = len(meld.cards)
+        if size < CANASTA_SIZE:
+            bonus = bonuses.clean if meld.is_clean else bonuses.mixed
+            total += bonus * ((size - 2) / (CANASTA_SIZE - 2)) ** 2
+    return total
