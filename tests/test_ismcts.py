@@ -304,3 +304,33 @@ def test_ismcts_with_racing_and_reuse_plays_every_variant_replayably() -> None:
               rules, seed=7)  # fmt: skip
     first = play_game(variants.BURACO_FECHADO, [bot, GreedyBot()], seed=12)
     assert play_game(variants.BURACO_FECHADO, [bot, GreedyBot()], seed=12) == first
+
+
+def test_R18_unfinished_melds_promise_a_share_of_their_canasta_bonus() -> None:
+    from buraco_rules.bots.rollout import melds_promise
+    from buraco_rules.melds.meld import Meld
+
+    rules = variants.ITALIAN
+    bonuses = rules.canasta_bonuses
+    six = Meld.from_cards(["3H", "4H", "5H", "6H", "7H", "8H"], rules)
+    dirty_three = Meld.from_cards(["3H", "4H", "JK"], rules)
+    canasta = Meld.from_cards(["3H", "4H", "5H", "6H", "7H", "8H", "9H"], rules)
+    assert six is not None and dirty_three is not None and canasta is not None
+    assert melds_promise([six], rules) == pytest.approx(bonuses.clean * 0.64)
+    assert melds_promise([dirty_three], rules) == pytest.approx(bonuses.mixed * 0.04)
+    assert melds_promise([canasta], rules) == 0  # its bonus is in the score already
+
+
+def test_ismcts_promise_counts_at_the_horizon_only() -> None:
+    from buraco_rules.bots.rollout import leaf_value
+
+    state = br.new_game(variants.ITALIAN, 2, seed=3)
+    greedy = GreedyBot()
+    while not any(state.melds):
+        state = br.apply(
+            state, greedy.choose(br.view(state, state.current_player), random.Random(0))
+        )
+    plain = leaf_value(state, 0, 0.5)
+    assert leaf_value(state, 0, 0.5, 1.0) != plain and leaf_value(state, 0, 0.5, 0.0) == plain
+    with pytest.raises(ValueError, match="promise"):
+        ISMCTSBot(promise=float("nan"))
