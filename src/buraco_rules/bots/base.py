@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 from ..core.actions import Action
 from ..hidden.views import PlayerView
 
-__all__ = ["Bot"]
+__all__ = ["Bot", "Forgetful"]
 
 
 @runtime_checkable
@@ -23,3 +23,23 @@ class Bot(Protocol):
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The action to play in ``view``."""
         ...
+
+
+class Forgetful:
+    """A bot's memory between decisions (a search tree kept, the cards it saw go by): a copy or
+    a pickle of the bot starts with an empty one, so a copied bot plays as a new one would.
+    Subclasses build themselves empty with no arguments."""
+
+    __slots__ = ()
+
+    def __getstate__(self) -> dict[str, object]:
+        return {}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def __copy__(self) -> Forgetful:
+        return type(self)()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Forgetful:
+        return type(self)()

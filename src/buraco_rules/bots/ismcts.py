@@ -13,6 +13,7 @@ from ..engine.state import GameState
 from ..hidden.determinize import determinize
 from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions
+from .base import Forgetful
 from .budget import (
     finite_number,
     flag,
@@ -135,7 +136,7 @@ class _Race:
         return len(self.running) == 1 and not self.waiting
 
 
-class _Memory:
+class _Memory(Forgetful):
     """The subtree an ISMCTSBot keeps from one decision for the next one of the same turn.
 
     It is kept when every sampled deal led, after the chosen action, to the same view (a meld, an
@@ -165,18 +166,6 @@ class _Memory:
         """Keep ``node`` for the decision in ``seen``."""
         with self._lock:
             self._view, self._node = seen, node
-
-    def __getstate__(self) -> dict[str, object]:
-        return {}
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        self.__init__()  # type: ignore[misc]
-
-    def __copy__(self) -> _Memory:
-        return _Memory()
-
-    def __deepcopy__(self, memo: dict[int, object]) -> _Memory:
-        return _Memory()
 
 
 @attrs.frozen

@@ -25,6 +25,7 @@ from ..engine.state import TEAM, GameState
 from ..hidden.determinize import canonical_state, determinize, unseen_cards
 from ..hidden.views import PlayerView, view
 from ..play.face import apply
+from .base import Forgetful
 
 __all__ = ["Known", "Recall", "deal"]
 
@@ -239,7 +240,7 @@ def deal(seen: PlayerView, known: Known | None, rng: random.Random) -> GameState
     )
 
 
-class Recall:
+class Recall(Forgetful):
     """A bot's memory of the hands it is playing: after each of its decisions, what it knows,
     filed under what it will see next (the same table after an action that kept its turn; its
     own hand, which nobody else touches, after one that passed it). A decision that continues
@@ -275,18 +276,6 @@ class Recall:
             self._entries[key] = (after, known)
             while len(self._entries) > _REMEMBERED:
                 self._entries.popitem(last=False)
-
-    def __getstate__(self) -> dict[str, object]:
-        return {}
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        self.__init__()  # type: ignore[misc]
-
-    def __copy__(self) -> Recall:
-        return Recall()
-
-    def __deepcopy__(self, memo: dict[int, object]) -> Recall:
-        return Recall()
 
 
 def _table(seen: PlayerView) -> tuple[object, ...]:
