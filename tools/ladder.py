@@ -265,7 +265,9 @@ def plot(paths: list[str], side: str | None = None) -> str:
 
 def _draw(plotted: list[tuple[str, Row]]) -> str:
     """The SVG of :func:`plot` from the table's rows."""
-    left, width, top, step = 290, 380, 34, 22
+    # The labels' column fits the longest (about 6.5 px a character at 12 px sans-serif).
+    longest = max((len(label) for label, _ in plotted), default=0)
+    left, width, top, step = max(290, round(6.5 * longest) + 20), 380, 34, 22
     height = top + step * len(plotted) + 34
 
     def x(rate: float) -> float:
