@@ -7,12 +7,9 @@ plays legally and is replayable."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import pickle
 import random
 from collections import Counter
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,21 +21,9 @@ from buraco_rules.bots import GreedyBot, ISMCTSBot
 from buraco_rules.bots.recall import Known, Recall
 from buraco_rules.bots.simulate import play_game
 from test_bots import CONFIGS, IDS, Recording, _play
+from test_strength_tables import load_tool
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _counting_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "recall_counts", ROOT / "tools" / "recall_counts.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_learnt = _counting_tool().learnt  # checks what is known at each decision; counts it
+_learnt = load_tool("recall_counts").learnt  # checks what is known at each decision; counts it
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -51,7 +36,7 @@ def test_what_a_bot_recalls_is_true_of_the_deal(
 
 
 @pytest.mark.parametrize(("name", "learns"), [("buraco-fechado", "pile"), ("italian", "held")])
-def test_a_bot_recalls_the_closed_pile_and_the_cards_a_taken_pile_put_in_a_hand(
+def test_R10_R11_a_bot_recalls_the_closed_pile_and_the_cards_a_taken_pile_put_in_a_hand(
     name: str, learns: str
 ) -> None:
     # The closed pile's hidden cards (R10) are known from having been its top; with the open

@@ -16,12 +16,17 @@ PAGE = ROOT / "docs" / "bots.md"
 HANDS = sorted((ROOT / "docs" / "data" / "strength").glob("*.jsonl"))
 
 
-def _ladder_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ladder_tool", ROOT / "tools" / "ladder.py")
+def load_tool(name: str) -> ModuleType:
+    """The script ``tools/<name>.py``, loaded as a module (tools/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_tool", ROOT / "tools" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _ladder_tool() -> ModuleType:
+    return load_tool("ladder")
 
 
 def test_the_strength_tables_are_the_summary_of_the_kept_hands() -> None:

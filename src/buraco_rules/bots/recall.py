@@ -47,7 +47,7 @@ class Known:
     leaving it; the seat's own entry is empty)."""
 
 
-def first_known(seen: PlayerView) -> Known:
+def _first_known(seen: PlayerView) -> Known:
     """What ``seen`` alone tells: the visible part of the pile."""
     return Known(_pile_shown(seen, ()), tuple(() for _ in range(seen.players)))
 
@@ -61,7 +61,7 @@ def _pile_shown(seen: PlayerView, remembered: Sequence[Card | None]) -> tuple[Ca
     return tuple(remembered[: size - len(shown)]) + shown
 
 
-def after_own(before: PlayerView, after: PlayerView, known: Known) -> Known:
+def _after_own(before: PlayerView, after: PlayerView, known: Known) -> Known:
     """What is known after the seat's own action took ``before`` to ``after``: it took the pile
     into its hand, or discarded on top of it (its own hand is in its view)."""
     size = after.discard_pile_size
@@ -74,7 +74,7 @@ def after_own(before: PlayerView, after: PlayerView, known: Known) -> Known:
     return attrs.evolve(known, pile=_pile_shown(after, pile))
 
 
-def after_others(before: PlayerView, now: PlayerView, known: Known) -> Known:
+def _after_others(before: PlayerView, now: PlayerView, known: Known) -> Known:
     """What is known at the seat's next turn (``now``), from the view after its last action
     (``before``): each other seat played one turn, drawing from the stock or taking the whole
     pile (R4), laying cards and discarding one. Which seats took the pile is read from the sizes
@@ -85,11 +85,10 @@ def after_others(before: PlayerView, now: PlayerView, known: Known) -> Known:
     laid = [_cards_laid(before, now, team) for team in (0, 1)]
     takes = _the_takes(before, now, order, laid) if _comparable(before, now) else None
     pile = list(known.pile)
-    held = [Counter(cards) for cards in known.held]
+    # Without a story, which cards left which hand is not known either: nothing is kept.
+    held = [Counter(cards if takes is not None else ()) for cards in known.held]
     final = _pile_shown(now, ())
     last_take = max((k for k, took in enumerate(takes or ()) if took), default=-1)
-    if takes is None:  # the story is not known: neither is which cards left which hand
-        held = [Counter() for _ in range(n)]
     for k, took in enumerate(takes or ()):
         seat = order[k]
         if took:
@@ -258,11 +257,11 @@ class Recall(Forgetful):
         with self._lock:
             in_turn = self._entries.pop(_table(seen), None)
             next_turn = self._entries.pop(_hand(seen), None)
-        if in_turn is not None:
-            return attrs.evolve(in_turn[1], pile=_pile_shown(seen, in_turn[1].pile))
+        if in_turn is not None:  # filed under this very table: its pile is already this view's
+            return in_turn[1]
         if next_turn is not None:
-            return after_others(next_turn[0], seen, next_turn[1])
-        return first_known(seen)
+            return _after_others(next_turn[0], seen, next_turn[1])
+        return _first_known(seen)
 
     def note(self, seen: PlayerView, action: Action, known: Known) -> None:
         """Remember what is known after playing ``action`` in ``seen``."""
@@ -270,7 +269,7 @@ class Recall(Forgetful):
         if state.is_over:
             return
         after = view(state, seen.seat)
-        known = after_own(seen, after, known)
+        known = _after_own(seen, after, known)
         key = _table(after) if state.current_player == seen.seat else _hand(after)
         with self._lock:
             self._entries[key] = (after, known)
