@@ -94,3 +94,62 @@ def test_the_tuning_lines_are_the_summary_of_the_tuning_runs() -> None:
     section = page[page.index("### Where an equal-time search") : page.index("## ISMCTS through")]
     shown = [line for line in section.splitlines() if line.startswith("| **all** | ismcts:0.1s+")]
     assert len(shown) == len(runs) and all(line in summary for line in shown)
+
+
+def test_no_hand_is_kept_twice() -> None:
+    key = _ladder_tool()._key
+    for path in [*HANDS, *sorted((ROOT / "docs" / "data" / "tuning").glob("*.jsonl"))]:
+        keys = [key(json.loads(line)) for line in path.read_text().splitlines() if line]
+        assert len(keys) == len(set(keys)), path.name
+
+
+def _hand_line(deal: int, swapped: bool, scores: list[int]) -> str:
+    return json.dumps({"variant": "italian", "players": 2, "first": "a", "second": "b",
+                       "deal": deal, "swapped": swapped, "scores": scores})  # fmt: skip
+
+
+def test_split_replicas_keeps_one_of_each_hand_chosen_by_the_seed(tmp_path: Path) -> None:
+    tool = _ladder_tool()
+    lines = [_hand_line(0, False, [1, 0]), _hand_line(0, False, [0, 1]),
+             _hand_line(0, True, [5, 5]), _hand_line(1, False, [2, 0]),
+             _hand_line(0, False, [3, 3])]  # fmt: skip
+    kept_by_seed = set()
+    for seed in range(12):
+        path, replicas = tmp_path / f"hands-{seed}.jsonl", tmp_path / f"replicas-{seed}.jsonl"
+        path.write_text("".join(line + "\n" for line in lines))
+        assert tool.split_replicas(path, replicas, seed) == 2
+        kept = path.read_text().splitlines()
+        keys = [tool._key(json.loads(line)) for line in kept]
+        assert len(keys) == len(set(keys)) == 3  # one copy of each hand
+        assert set(keys) == {tool._key(json.loads(line)) for line in lines}
+        assert sorted(kept + replicas.read_text().splitlines()) == sorted(lines)
+        assert {lines[2], lines[3]} <= set(kept)  # a hand played once stays
+        again = tmp_path / "again.jsonl"
+        again.write_text("".join(line + "\n" for line in lines))
+        tool.split_replicas(again, tmp_path / "again-replicas.jsonl", seed)
+        assert again.read_text().splitlines() == kept  # the seed decides
+        (tmp_path / "again-replicas.jsonl").unlink()
+        kept_by_seed.add(next(k for k in kept if json.loads(k)["deal"] == 0 and
+                              not json.loads(k)["swapped"]))  # fmt: skip
+    assert len(kept_by_seed) > 1  # not always the first copy
+
+
+def test_a_second_campaign_on_the_same_file_is_refused(tmp_path: Path) -> None:
+    import argparse
+    import fcntl
+
+    import pytest
+
+    tool = _ladder_tool()
+    out = tmp_path / "hands.jsonl"
+    args = argparse.Namespace(
+        bots="greedy,random", against=None, variants="italian", players=2, deals=1, first=0,
+        seed=1, workers=1, out=str(out),
+    )  # fmt: skip
+    with out.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(SystemExit, match="another campaign is writing"):
+            tool.play(args)
+        assert out.read_text() == ""
+    tool.play(args)  # the first is done: the next one plays
+    assert len(out.read_text().splitlines()) == 2

@@ -29,7 +29,10 @@ played by commit e612af9, whose ISMCTSBot had that setting).
 Each line is one hand: the variant, the players, the pairing (``first``, ``second``), the deal's
 index, ``swapped`` (false: ``first`` is team 0), each team's total, and each bot's decisions
 and CPU seconds (``time.thread_time`` around ``choose``). Hands already in ``--out`` are skipped,
-so an interrupted campaign goes on where it stopped. Deal ``i`` is dealt from
+so an interrupted campaign goes on where it stopped; one campaign at a time writes a file (a
+second is refused: it would play the same hands again). ``--split-replicas REPLICAS`` mends a
+file two campaigns wrote at once before that lock: it keeps one copy of each hand, chosen by
+``random.Random(--seed)``, and moves the others to REPLICAS. Deal ``i`` is dealt from
 ``game_seed(seed, i)`` with seat ``i % players`` first (as ``buraco-rules ladder`` and
 ``simulate`` deal it), the same deal for every pairing.
 """
@@ -37,14 +40,16 @@ so an interrupted campaign goes on where it stopped. Deal ``i`` is dealt from
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import math
+import random
 import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
 import attrs
 
@@ -110,9 +115,19 @@ def play(args: argparse.Namespace) -> None:
     if args.against:
         pairs = [(a, b) for a, b in pairs if args.against in (a, b)]
     out = Path(args.out)
-    done = set()
-    if out.exists():
-        done = {_key(json.loads(line)) for line in out.read_text().splitlines() if line}
+    with out.open("a", encoding="utf-8") as file:
+        try:  # a second campaign on the same file would play the same hands again
+            fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(f"another campaign is writing {out}: one at a time") from None
+        _play_into(file, out, pairs, args)
+
+
+def _play_into(
+    file: TextIO, out: Path, pairs: list[tuple[str, str]], args: argparse.Namespace
+) -> None:
+    """Play the hands of ``pairs`` that ``out`` lacks, appending each to ``file``."""
+    done = {_key(json.loads(line)) for line in out.read_text().splitlines() if line}
     todo = []
     for deal in range(args.first, args.first + args.deals):  # deal by deal: any stop is even
         for name in (v.strip() for v in args.variants.split(",")):
@@ -126,7 +141,7 @@ def play(args: argparse.Namespace) -> None:
                             "deal": deal, "swapped": swapped}  # fmt: skip
                     if _key(line) not in done:
                         todo.append(line)
-    with out.open("a", encoding="utf-8") as file, ExitStack() as stack:
+    with ExitStack() as stack:
         if args.workers > 1:
             pool = stack.enter_context(ProcessPoolExecutor(args.workers))
             played = pool.map(_hand, todo, [args.seed] * len(todo))
@@ -140,6 +155,24 @@ def play(args: argparse.Namespace) -> None:
             print(f"{line['variant']} {line['players']}p deal {line['deal']} {line['first']} vs "
                   f"{line['second']} swapped={line['swapped']}: {line['first']} {ahead:+d}",
                   file=sys.stderr, flush=True)  # fmt: skip
+
+
+def split_replicas(path: Path, replicas: Path, seed: int) -> int:
+    """Keep in ``path`` one hand of each that was played more than once (two campaigns on one
+    file, before the lock), chosen by a ``random.Random(seed)`` and not by its result, in the
+    file's order; move the others to ``replicas``. The number moved."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+    copies: dict[tuple[Any, ...], list[int]] = {}
+    for i, line in enumerate(lines):
+        copies.setdefault(_key(json.loads(line)), []).append(i)
+    rng = random.Random(seed)
+    kept = {rng.choice(at) for at in copies.values()}
+    moved = [line for i, line in enumerate(lines) if i not in kept]
+    path.write_text("".join(lines[i] + "\n" for i in sorted(kept)), encoding="utf-8")
+    if moved:
+        with replicas.open("a", encoding="utf-8") as file:
+            file.writelines(line + "\n" for line in moved)
+    return len(moved)
 
 
 class Row(NamedTuple):
@@ -338,7 +371,17 @@ def main() -> None:
     parser.add_argument(
         "--plot", metavar="SVG", help="with --summarise: also draw the win rates into SVG"
     )
+    parser.add_argument(
+        "--split-replicas",
+        metavar="REPLICAS",
+        help="keep in --out one hand of each played more than once (chosen by --seed's rng), "
+        "the others moved to REPLICAS",
+    )
     args = parser.parse_args()
+    if args.split_replicas:
+        moved = split_replicas(Path(args.out), Path(args.split_replicas), args.seed)
+        print(f"{moved} replicas moved to {args.split_replicas}")
+        return
     if not args.summarise:
         play(args)
         return
