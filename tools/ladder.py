@@ -4,7 +4,8 @@ continues and ``--summarise`` turns into the tables of docs/bots.md.
 
 The campaign of docs/bots.md (ISMCTSBot against GreedyBot, 100 deals from both seat orders,
 every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal time, 0.1 and
-0.25 CPU s a move), then the page's tables written from the kept hands:
+0.25 CPU s a move; ISMCTSBot with recall and promise against both), then the page's tables
+written from the kept hands:
 
     python tools/ladder.py --bots greedy,ismcts --players 2 --deals 100 --seed 2026 \\
         --workers 2 --out docs/data/strength/greedy-ismcts-2p.jsonl
@@ -16,6 +17,11 @@ every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal t
         --workers 2 --out docs/data/strength/mc-ismcts-equal-4p.jsonl
     python tools/ladder.py --bots mc:0.25s,ismcts:0.25s --players 2 --deals 23 --seed 2026 \\
         --workers 2 --out docs/data/strength/mc-ismcts-equal-quarter-2p.jsonl
+    python tools/ladder.py --bots ismcts:0.1s+recall+promise=1,mc:0.1s --players 4 \\
+        --deals 100 --seed 2026 --workers 2 \\
+        --out docs/data/strength/mc-ismcts-recall-promise-4p.jsonl   # and 2 players
+    python tools/ladder.py --bots ismcts:0.1s+recall+promise=1,greedy --players 2 --deals 50 \\
+        --seed 2026 --out docs/data/strength/greedy-ismcts-recall-promise-2p.jsonl  # and 4
     python tools/ladder.py --bots random,greedy --players 2 --deals 100 --seed 2026 \\
         --out docs/data/strength/random-greedy-2p.jsonl        # and 4 players
     python tools/ladder.py --summarise docs/data/strength/*.jsonl --side ismcts \\
