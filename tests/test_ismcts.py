@@ -334,3 +334,30 @@ def test_ismcts_promise_counts_at_the_horizon_only() -> None:
     assert leaf_value(state, 0, 0.5, 1.0) != plain and leaf_value(state, 0, 0.5, 0.0) == plain
     with pytest.raises(ValueError, match="promise"):
         ISMCTSBot(promise=float("nan"))
+
+
+def test_R10_fitted_leaf_weighs_by_kind_of_pile_and_plays_as_those_weights_do() -> None:
+    from buraco_rules.bots.rollout import FITTED_LEAF, fitted_leaf
+
+    for rules, players in CONFIGS:
+        weights = fitted_leaf(rules, players)
+        assert weights == FITTED_LEAF[rules.closed_discard_pile, players]
+    closed, open_ = fitted_leaf(variants.BURACO_FECHADO, 4), fitted_leaf(variants.ITALIAN, 4)
+    assert closed[0] < open_[0] and closed[1] > open_[1]  # held cards and melds count for more
+    fitted = ISMCTSBot(playouts=6, horizon=2, fitted_leaf=True)
+    for rules, players in CONFIGS:
+        state = br.new_game(rules, players, seed=4)
+        greedy = GreedyBot()
+        for _ in range(12):  # into the hand, where held cards and half-built melds differ
+            state = br.apply(
+                state, greedy.choose(br.view(state, state.current_player), random.Random(0))
+            )
+        seen = br.view(state, state.current_player)
+        hand_weight, promise = fitted_leaf(rules, players)
+        same = ISMCTSBot(playouts=6, horizon=2, hand_weight=hand_weight, promise=promise)
+        ours, theirs = fitted.search(seen, random.Random(5)), same.search(seen, random.Random(5))
+        assert {a: c.total for a, c in ours.children.items()} == {
+            a: c.total for a, c in theirs.children.items()
+        }
+    with pytest.raises(ValueError, match="fitted_leaf"):
+        ISMCTSBot(fitted_leaf=1)  # type: ignore[arg-type]

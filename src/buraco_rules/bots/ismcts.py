@@ -25,7 +25,7 @@ from .budget import (
 )
 from .heuristics import MELD_FIRST, Assessment, rank_actions
 from .recall import Known, Recall, deal
-from .rollout import greedy_rollout, leaf_value
+from .rollout import fitted_leaf, greedy_rollout, leaf_value
 
 __all__ = ["ISMCTSBot"]
 
@@ -196,7 +196,7 @@ class ISMCTSBot:
     discard, and into whether to meld at all when GreedyBot would not. It halves the thinking
     time, and measured weaker (see docs/bots.md), so it is off by default.
 
-    Four more settings are off by default (docs/bots.md has what each measured): ``racing=z``
+    Five more settings are off by default (docs/bots.md has what each measured): ``racing=z``
     drops a root candidate that the leader beats by ``z`` standard errors of their paired
     differences, opening one of the ``reserve`` next ones in its place; ``reuse`` keeps the
     subtree of the action played for the next decision of the turn when the action showed
@@ -206,6 +206,9 @@ class ISMCTSBot:
     (:func:`buraco_rules.bots.rollout.melds_promise`). The last two together beat MonteCarloBot
     at equal time with two players and are level with it with four; against GreedyBot they win
     about as often as the defaults do.
+    ``fitted_leaf`` replaces ``hand_weight`` and ``promise`` by the weights fitted to how
+    GreedyBot's hands end in games of the same kind of pile and number of players
+    (:data:`buraco_rules.bots.rollout.FITTED_LEAF`).
 
     The budget is ``playouts`` sampled deals per decision or ``seconds`` of CPU time per decision
     (``time.thread_time``: the thinking thread's own, whatever else the machine runs), whichever
@@ -230,6 +233,7 @@ class ISMCTSBot:
     reuse: bool = attrs.field(default=False, validator=flag)
     recall: bool = attrs.field(default=False, validator=flag)
     promise: float = attrs.field(default=0.0, validator=finite_number)
+    fitted_leaf: bool = attrs.field(default=False, validator=flag)
     _recall: Recall = attrs.field(factory=Recall, init=False, eq=False, repr=False)
     _memory: _Memory = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
 
@@ -357,10 +361,13 @@ class ISMCTSBot:
             node = children[chosen]
             path.append(node)
             state = apply(state, chosen)
+        hand_weight, promise = self.hand_weight, self.promise
+        if self.fitted_leaf:
+            hand_weight, promise = fitted_leaf(state.rules, len(state.hands))
         if state.is_over:
-            value = leaf_value(state, team, self.hand_weight)
+            value = leaf_value(state, team, hand_weight)
         else:
-            value = greedy_rollout(state, team, self.horizon, self.hand_weight, self.promise)
+            value = greedy_rollout(state, team, self.horizon, hand_weight, promise)
         reward = value / self.scale
         for visited in path:
             visited.visits += 1

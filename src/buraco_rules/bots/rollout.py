@@ -3,7 +3,8 @@ reaches is worth to a team."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from ..core.rules import CANASTA_SIZE, RuleSet
 from ..engine.scoring import score
@@ -13,7 +14,21 @@ from ..melds.meld import Meld
 from ..play.face import apply, legal_actions
 from .heuristics import Assessment, rank_actions
 
-__all__ = ["greedy_rollout", "leaf_value", "melds_promise"]
+__all__ = ["FITTED_LEAF", "fitted_leaf", "greedy_rollout", "leaf_value", "melds_promise"]
+
+FITTED_LEAF: Mapping[tuple[bool, int], tuple[float, float]] = MappingProxyType(
+    {
+        (True, 2): (-4.53, 1.65),
+        (True, 4): (-2.32, 1.48),
+        (False, 2): (-0.96, 0.53),
+        (False, 4): (0.04, 0.18),
+    }
+)
+"""``(hand_weight, promise)`` for :func:`leaf_value` by ``(closed discard pile (R10), players)``:
+least squares over GreedyBot's self-play of how its hands end (seed 100, 300 deals a variant
+and player count; ``tools/fit_leaf_value.py``, its rows by kind of pile). In the closed-pile
+games the cards a team holds mid-hand count for it, not against it (a negative weight: they
+are its melds to come), and half-built melds promise more than in the open-pile games."""
 
 
 def greedy_rollout(
@@ -35,6 +50,12 @@ def greedy_rollout(
             seat = state.current_player
             turns += 1
     return leaf_value(state, team, hand_weight, promise)
+
+
+def fitted_leaf(rules: RuleSet, players: int) -> tuple[float, float]:
+    """The fitted ``(hand_weight, promise)`` for ``rules`` played by ``players``
+    (:data:`FITTED_LEAF`; three players, which no preset has, take the two-player weights)."""
+    return FITTED_LEAF[rules.closed_discard_pile, 4 if players == 4 else 2]
 
 
 def leaf_value(state: GameState, team: int, hand_weight: float, promise: float = 0.0) -> float:
