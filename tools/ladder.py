@@ -4,9 +4,9 @@ continues and ``--summarise`` turns into the tables of docs/bots.md.
 
 The campaign of docs/bots.md (ISMCTSBot against GreedyBot, 100 deals from both seat orders,
 every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal time, 0.1 and
-0.25 CPU s a move; ISMCTSBot with recall and promise against both, and with two root
-candidates against MonteCarloBot with four players), then the page's tables written from the
-kept hands:
+0.25 CPU s a move; ISMCTSBot with recall and promise against both; with two root candidates,
+and with the fitted leaf, against MonteCarloBot), then the page's tables written from the kept
+hands:
 
     python tools/ladder.py --bots greedy,ismcts --players 2 --deals 100 --seed 2026 \\
         --workers 2 --out docs/data/strength/greedy-ismcts-2p.jsonl
@@ -24,6 +24,9 @@ kept hands:
     python tools/ladder.py --bots ismcts:0.1s+recall+promise=1+candidates=2,mc:0.1s \\
         --players 4 --deals 100 --seed 2026 --workers 2 \\
         --out docs/data/strength/mc-ismcts-candidates-2-4p.jsonl
+    python tools/ladder.py --bots ismcts:0.1s+recall+fitted_leaf,mc:0.1s --players 4 \\
+        --deals 100 --seed 2026 --workers 2 \\
+        --out docs/data/strength/mc-ismcts-fitted-leaf-4p.jsonl   # and 2 players, 25 deals
     python tools/ladder.py --bots ismcts:0.1s+recall+promise=1,greedy --players 2 --deals 50 \\
         --seed 2026 --out docs/data/strength/greedy-ismcts-recall-promise-2p.jsonl  # and 4
     python tools/ladder.py --bots random,greedy --players 2 --deals 100 --seed 2026 \\

@@ -208,7 +208,8 @@ class ISMCTSBot:
     about as often as the defaults do.
     ``fitted_leaf`` replaces ``hand_weight`` and ``promise`` by the weights fitted to how
     GreedyBot's hands end in games of the same kind of pile and number of players
-    (:data:`buraco_rules.bots.rollout.FITTED_LEAF`).
+    (:data:`buraco_rules.bots.rollout.FITTED_LEAF`); it predicts the end of a hand better and
+    measured level with MonteCarloBot at equal time with two and four players.
 
     The budget is ``playouts`` sampled deals per decision or ``seconds`` of CPU time per decision
     (``time.thread_time``: the thinking thread's own, whatever else the machine runs), whichever
