@@ -93,7 +93,7 @@ def test_the_tuning_lines_are_the_summary_of_the_tuning_runs() -> None:
     page = PAGE.read_text(encoding="utf-8")
     section = page[page.index("### Where an equal-time search") : page.index("## ISMCTS through")]
     # a run's "all" line, or its one variant's line when it played only one
-    shown = [line for line in section.splitlines() if re.match(r"\| [^|]+ \| ismcts:0.1s\+", line)]
+    shown = [line for line in section.splitlines() if re.match(r"\| [^|]+ \| ismcts:0\.1s\+", line)]
     assert len(shown) == len(runs) and all(line in summary for line in shown)
 
 

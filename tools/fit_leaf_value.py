@@ -34,13 +34,13 @@ def hand_samples(rules: br.RuleSet, players: int, seed: int) -> list[Sample]:
     for team 1."""
     state = br.new_game(rules, players, seed=seed)
     greedy, rng = GreedyBot(), random.Random(0)
-    cuts: list[tuple[float, float, float]] = []
+    cuts: list[Sample] = []  # (difference now, cards held, promise)
     seat = state.current_player
     while not state.is_over:
         state = br.apply(state, greedy.choose(br.view(state, state.current_player), rng))
         if state.current_player != seat and not state.is_over:
             seat = state.current_player
-            ours, theirs = br.score(state)[0], br.score(state)[1]
+            ours, theirs = br.score(state)
             held = float(ours.hands - theirs.hands)
             promised = melds_promise(state.melds[0], rules) - melds_promise(state.melds[1], rules)
             cuts.append((float(ours.total - theirs.total), held, promised))
