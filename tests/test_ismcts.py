@@ -361,3 +361,75 @@ def test_R10_fitted_leaf_weighs_by_kind_of_pile_and_plays_as_those_weights_do() 
         }
     with pytest.raises(ValueError, match="fitted_leaf"):
         ISMCTSBot(fitted_leaf=1)  # type: ignore[arg-type]
+
+
+def test_ismcts_carry_hands_the_budget_of_melds_laid_unsearched_on(dealt: list[int]) -> None:
+    import copy
+
+    playouts = 3
+    for paired in (True, False):
+        bot = ISMCTSBot(playouts=playouts, horizon=1, greedy_melds=True, carry=True, paired=paired)
+        assert _carries(bot, dealt, playouts)  # some searches were longer
+        assert copy.deepcopy(bot)._carried._view is None  # a copy forgets what was handed on
+    with pytest.raises(ValueError, match="needs greedy_melds"):
+        ISMCTSBot(carry=True)
+    with pytest.raises(ValueError, match="carry"):
+        ISMCTSBot(greedy_melds=True, carry=1)  # type: ignore[arg-type]
+
+
+def _carries(bot: ISMCTSBot, dealt: list[int], playouts: int) -> int:
+    """Play seat 0 of a few Italian deals with ``bot``, checking each decision's count of deals;
+    the number of searches that had budgets handed on."""
+    greedy = GreedyBot()
+    longer = 0
+    for seed in range(8):
+        state = br.new_game(variants.ITALIAN, 2, seed=seed)
+        owed = 0  # the budgets the melds laid unsearched since the last search handed on
+        while not state.is_over:
+            seen = br.view(state, state.current_player)
+            if state.current_player != 0:
+                state = br.apply(state, greedy.choose(seen, random.Random(0)))
+                continue
+            dealt.clear()
+            choice = bot.choose(seen, random.Random(seed))
+            after = br.apply(state, choice)
+            if len(br.legal_actions(seen)) == 1:
+                assert not dealt  # forced: no search, and what was handed on is dropped
+                owed = 0
+            elif len(dealt) < playouts:  # laid unsearched (finding the next view: 2 deals)
+                assert type(choice) in (br.NewMeld, br.AddToMeld)
+                shows_nothing = br.view(after, 0).extra_pile_taken == seen.extra_pile_taken
+                goes_on = not after.is_over and after.current_player == 0
+                owed = min(owed + 1, ismcts_module.CARRIED_MOST) if goes_on else 0
+                owed *= shows_nothing
+            else:
+                assert len(dealt) == playouts * (1 + owed)  # its own budget and those handed on
+                longer += owed > 0
+                owed = 0
+            state = after
+    return longer
+
+
+def _meld_decision(rules: br.RuleSet) -> br.PlayerView:
+    """A view, after the draw, in which GreedyBot would lay a meld."""
+    greedy = GreedyBot()
+    for seed in range(30):
+        state = br.apply(br.new_game(rules, 2, seed=seed), br.DrawFromStock())
+        seen = br.view(state, state.current_player)
+        if type(greedy.choose(seen, random.Random(0))) in (br.NewMeld, br.AddToMeld):
+            return seen
+    raise AssertionError("no deal of 30 offered a meld after the draw")
+
+
+def test_R10_open_pile_only_searches_the_melds_where_the_pile_is_closed(dealt: list[int]) -> None:
+    bot = ISMCTSBot(playouts=5, horizon=1, greedy_melds=True, open_pile_only=True)
+    for rules in (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN):
+        seen = _meld_decision(rules)
+        dealt.clear()
+        choice = bot.choose(seen, random.Random(0))
+        if rules.closed_discard_pile:  # a meld spends the cards that could take the pile
+            assert len(dealt) == 5
+        else:
+            assert not dealt and choice == GreedyBot().choose(seen, random.Random(0))
+    with pytest.raises(ValueError, match="open_pile_only is about melds laid unsearched"):
+        ISMCTSBot(open_pile_only=True)

@@ -9,6 +9,7 @@ import threading
 import attrs
 
 from ..core.actions import Action, AddToMeld, NewMeld
+from ..core.rules import RuleSet
 from ..engine.state import GameState
 from ..hidden.determinize import determinize
 from ..hidden.views import PlayerView, view
@@ -35,6 +36,12 @@ enough new evidence has come in)."""
 _RACE_AFTER = 8
 """Deals a root candidate is played on before the race may drop it (fewer say too little about
 the spread of the differences)."""
+CARRIED_MOST = 4
+"""The most decisions' budgets ``carry`` hands on to one searched decision (so that no decision
+thinks for more than five times the budget, however many melds a turn lays)."""
+_NEXT_VIEW_SEED = 0
+"""The deal in which ``carry`` finds the view a greedily laid meld leads to (any deal gives the
+same view when the meld shows nothing new; a fixed one leaves the bot's rng alone)."""
 
 
 class _Node:
@@ -136,6 +143,41 @@ class _Race:
         return len(self.running) == 1 and not self.waiting
 
 
+class _Carried(Forgetful):
+    """The budgets of the decisions an ISMCTSBot with ``carry`` laid without a search, handed on
+    to the next decision of the same turn. Like :class:`_Memory` it holds them for the one view
+    the last choice leads to (a meld laid shows nothing new, so that view is known), and a
+    decision in any other view drops them."""
+
+    __slots__ = ("_budgets", "_lock", "_view")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._view: PlayerView | None = None
+        self._budgets = 0
+
+    def take(self, seen: PlayerView) -> int:
+        """The budgets handed on to ``seen`` (0 if it is not the view the last choice led to);
+        none are left afterwards."""
+        with self._lock:
+            kept, budgets = self._view, self._budgets
+            self._view, self._budgets = None, 0
+        return budgets if kept is not None and kept == seen else 0
+
+    def hand_on(self, seen: PlayerView, action: Action, budgets: int) -> None:
+        """Hand ``budgets`` on to the decision that laying ``action`` in ``seen`` leads to, if
+        the turn goes on and the view it leads to does not depend on the unseen cards."""
+        after = apply(determinize(seen, random.Random(_NEXT_VIEW_SEED)), action)
+        if after.is_over or after.current_player != seen.seat:
+            return
+        following = view(after, seen.seat)
+        again = apply(determinize(seen, random.Random(_NEXT_VIEW_SEED + 1)), action)
+        if view(again, seen.seat) != following:
+            return  # the meld showed something (a pile taken on emptying the hand, R12)
+        with self._lock:
+            self._view, self._budgets = following, min(budgets, CARRIED_MOST)
+
+
 class _Memory(Forgetful):
     """The subtree an ISMCTSBot keeps from one decision for the next one of the same turn.
 
@@ -196,6 +238,14 @@ class ISMCTSBot:
     discard, and into whether to meld at all when GreedyBot would not. It halves the thinking
     time, and measured weaker (see docs/bots.md), so it is off by default.
 
+    With ``open_pile_only`` too, melds are laid unsearched only where the discard pile is open
+    (R11): where it is closed (R10) a meld spends the cards that could take the pile with its top
+    card, so those decisions are searched.
+
+    With ``carry`` (which needs ``greedy_melds``) the budget of a decision laid without a search
+    is handed on to the next decision of the turn (at most :data:`CARRIED_MOST` of them): at the
+    same time a move on average, the draws and discards are searched longer.
+
     Five more settings are off by default (docs/bots.md has what each measured): ``racing=z``
     drops a root candidate that the leader beats by ``z`` standard errors of their paired
     differences, opening one of the ``reserve`` next ones in its place; ``reuse`` keeps the
@@ -235,11 +285,18 @@ class ISMCTSBot:
     recall: bool = attrs.field(default=False, validator=flag)
     promise: float = attrs.field(default=0.0, validator=finite_number)
     fitted_leaf: bool = attrs.field(default=False, validator=flag)
+    open_pile_only: bool = attrs.field(default=False, validator=flag)
+    carry: bool = attrs.field(default=False, validator=flag)
     _recall: Recall = attrs.field(factory=Recall, init=False, eq=False, repr=False)
     _memory: _Memory = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
+    _carried: _Carried = attrs.field(factory=_Carried, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         require_budget(self.playouts, self.seconds)
+        for setting in ("open_pile_only", "carry"):
+            if getattr(self, setting) and not self.greedy_melds:
+                raise ValueError(f"{setting} is about melds laid unsearched: it needs "
+                                 "greedy_melds=True")  # fmt: skip
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The root action the search found best in ``view``."""
@@ -252,19 +309,23 @@ class ISMCTSBot:
 
     def _choose(self, view: PlayerView, rng: random.Random, known: Known | None) -> Action:
         kept = self._memory.take(view) if self.reuse else None
+        carried = self._carried.take(view) if self.carry else 0
         actions = legal_actions(view)
         if len(actions) == 1:
             return actions[0]
         ranked = rank_actions(Assessment(view), actions)
         greedy = actions[ranked[0][1]]
-        if self.greedy_melds and _lays_greedily(greedy, ranked[0][0]):
+        if self._unsearched(view.rules, greedy, ranked[0][0]):
+            if self.carry:
+                self._carried.hand_on(view, greedy, carried + 1)
             return greedy
         if self.paired and min(self.candidates, len(actions)) == 1:
             return greedy
         order = {actions[i]: place for place, (_, i) in enumerate(ranked)}
         if not self.paired:
-            return self._most_visited(self.search(view, rng), order)
-        race = self._race(view, rng, kept, [actions[i] for _, i in ranked], known)
+            return self._most_visited(self._grow(view, rng, 1 + carried), order)
+        ranked_actions = [actions[i] for _, i in ranked]
+        race = self._race(view, rng, kept, ranked_actions, known, 1 + carried)
         gains = race.gains()
         chosen = max(gains, key=lambda a: (gains[a], -order[a]))
         if greedy in gains and (gains[chosen] - gains[greedy]) * self.scale < self.margin:
@@ -279,8 +340,18 @@ class ISMCTSBot:
         deals)."""
         if self.paired:
             return self._race(seen, rng).root
+        return self._grow(seen, rng)
+
+    def _budget(self, budgets: int) -> tuple[int | None, float | None]:
+        """``budgets`` times the bot's budget (``carry``): playouts and CPU seconds."""
+        playouts = None if self.playouts is None else self.playouts * budgets
+        return playouts, None if self.seconds is None else self.seconds * budgets
+
+    def _grow(self, seen: PlayerView, rng: random.Random, budgets: int = 1) -> _Node:
+        """The unpaired search (the root one more UCB node) with ``budgets`` times the
+        budget."""
         root = _Node()
-        for _ in sampled_deals(self.playouts, self.seconds):
+        for _ in sampled_deals(*self._budget(budgets)):
             self._iterate(root, [root], determinize(seen, rng), seen.seat, seen.team)
         return root
 
@@ -291,16 +362,18 @@ class ISMCTSBot:
         kept: _Node | None = None,
         ranked: list[Action] | None = None,
         known: Known | None = None,
+        budgets: int = 1,
     ) -> _Race:
         """The paired root: every sampled deal played from each running candidate, and with
         ``racing`` the clearly worse ones dropped for waiting ones as the deals come in.
-        ``ranked`` is ``seen``'s legal actions in GreedyBot's order, when the caller has them."""
+        ``ranked`` is ``seen``'s legal actions in GreedyBot's order, when the caller has them;
+        the search has ``budgets`` times the bot's budget (``carry``)."""
         if ranked is None:
             actions = legal_actions(seen)
             ranked = [actions[i] for _, i in rank_actions(Assessment(seen), actions)]
         race = _Race(ranked, self.candidates, self.reserve, kept)
         root = race.root
-        for _ in sampled_deals(self.playouts, self.seconds):
+        for _ in sampled_deals(*self._budget(budgets)):
             world = determinize(seen, rng) if known is None else deal(seen, known, rng)
             for action in race.running:
                 child = root.children[action]
@@ -341,7 +414,7 @@ class ISMCTSBot:
                 state = apply(state, actions[0])  # forced: no decision, no node
                 continue
             ranked = rank_actions(Assessment(view(state, seat)), actions)
-            if self.greedy_melds and _lays_greedily(actions[ranked[0][1]], ranked[0][0]):
+            if self._unsearched(state.rules, actions[ranked[0][1]], ranked[0][0]):
                 state = apply(state, actions[ranked[0][1]])
                 continue
             open_count = max(1, int(self.widening * (node.visits + 1) ** 0.25))
@@ -373,6 +446,13 @@ class ISMCTSBot:
         for visited in path:
             visited.visits += 1
             visited.total += reward
+
+    def _unsearched(self, rules: RuleSet, action: Action, worth: float) -> bool:
+        """Whether GreedyBot's choice ``action`` (ranked ``worth``) is laid without a search
+        (``greedy_melds``, and ``open_pile_only``)."""
+        if not self.greedy_melds or (self.open_pile_only and rules.closed_discard_pile):
+            return False
+        return _lays_greedily(action, worth)
 
     def _select(self, children: dict[Action, _Node], candidates: list[Action]) -> Action:
         """UCB1 over the tried candidates, with each one's availability count for the log term
