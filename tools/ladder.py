@@ -5,7 +5,8 @@ continues and ``--summarise`` turns into the tables of docs/bots.md.
 The campaign of docs/bots.md (ISMCTSBot against GreedyBot, 100 deals from both seat orders,
 every variant with 2 players, then 4; ISMCTSBot against MonteCarloBot at equal time, 0.1 and
 0.25 CPU s a move; ISMCTSBot with recall and promise against both; with two root candidates,
-and with the fitted leaf, against MonteCarloBot), then the page's tables written from the kept
+with the fitted leaf, and with melds unsearched where the pile is open and their budgets
+carried, against MonteCarloBot), then the page's tables written from the kept
 hands:
 
     python tools/ladder.py --bots greedy,ismcts --players 2 --deals 100 --seed 2026 \\
@@ -27,6 +28,9 @@ hands:
     python tools/ladder.py --bots ismcts:0.1s+recall+fitted_leaf,mc:0.1s --players 4 \\
         --deals 100 --seed 2026 --workers 2 \\
         --out docs/data/strength/mc-ismcts-fitted-leaf-4p.jsonl   # and 2 players, 25 deals
+    python tools/ladder.py --players 4 --deals 120 --seed 2027 --workers 2 \\
+        --bots ismcts:0.1s+recall+promise=1+greedy_melds+open_pile_only+carry,mc:0.1s \\
+        --out docs/data/strength/mc-ismcts-carry-4p.jsonl        # seed 2027: held out
     python tools/ladder.py --bots ismcts:0.1s+recall+promise=1,greedy --players 2 --deals 50 \\
         --seed 2026 --out docs/data/strength/greedy-ismcts-recall-promise-2p.jsonl  # and 4
     python tools/ladder.py --bots random,greedy --players 2 --deals 100 --seed 2026 \\

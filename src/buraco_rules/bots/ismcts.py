@@ -244,7 +244,9 @@ class ISMCTSBot:
 
     With ``carry`` (which needs ``greedy_melds``) the budget of a decision laid without a search
     is handed on to the next decision of the turn (at most :data:`CARRIED_MOST` of them): at the
-    same time a move on average, the draws and discards are searched longer.
+    same time a move on average, the draws and discards are searched longer. With ``recall`` and
+    ``promise=1`` these beat MonteCarloBot at equal time with four players, from the Italian
+    games (in Buraco Fechado it is behind; docs/bots.md).
 
     Five more settings are off by default (docs/bots.md has what each measured): ``racing=z``
     drops a root candidate that the leader beats by ``z`` standard errors of their paired
