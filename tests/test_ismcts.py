@@ -277,8 +277,8 @@ def test_ismcts_reuse_keeps_the_subtree_only_when_the_next_view_is_known() -> No
             after = br.view(state, 0)
             if type(choice) in (br.NewMeld, br.AddToMeld) and state.current_player == 0:
                 # A meld shows the bot nothing new: the next decision's view is known.
-                assert memory._view == after and memory._node is not None
-                node = memory._node
+                assert memory._view == after and memory._value is not None
+                node = memory._value
                 assert bot._memory.take(after) is node and bot._memory.take(after) is None
                 bot._memory.keep(after, node)
                 kept += 1

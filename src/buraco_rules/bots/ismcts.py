@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import threading
+from typing import Generic, TypeVar
 
 import attrs
 
@@ -39,6 +40,7 @@ the spread of the differences)."""
 CARRIED_MOST = 4
 """The most decisions' budgets ``carry`` hands on to one searched decision (so that no decision
 thinks for more than five times the budget, however many melds a turn lays)."""
+_Kept = TypeVar("_Kept")
 _NEXT_VIEW_SEED = 0
 """The deal in which ``carry`` finds the view a greedily laid meld leads to (any deal gives the
 same view when the meld shows nothing new; a fixed one leaves the bot's rng alone)."""
@@ -143,71 +145,52 @@ class _Race:
         return len(self.running) == 1 and not self.waiting
 
 
-class _Carried(Forgetful):
-    """The budgets of the decisions an ISMCTSBot with ``carry`` laid without a search, handed on
-    to the next decision of the same turn. Like :class:`_Memory` it holds them for the one view
-    the last choice leads to (a meld laid shows nothing new, so that view is known), and a
-    decision in any other view drops them."""
-
-    __slots__ = ("_budgets", "_lock", "_view")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._view: PlayerView | None = None
-        self._budgets = 0
-
-    def take(self, seen: PlayerView) -> int:
-        """The budgets handed on to ``seen`` (0 if it is not the view the last choice led to);
-        none are left afterwards."""
-        with self._lock:
-            kept, budgets = self._view, self._budgets
-            self._view, self._budgets = None, 0
-        return budgets if kept is not None and kept == seen else 0
-
-    def hand_on(self, seen: PlayerView, action: Action, budgets: int) -> None:
-        """Hand ``budgets`` on to the decision that laying ``action`` in ``seen`` leads to, if
-        the turn goes on and the view it leads to does not depend on the unseen cards."""
-        after = apply(determinize(seen, random.Random(_NEXT_VIEW_SEED)), action)
-        if after.is_over or after.current_player != seen.seat:
-            return
-        following = view(after, seen.seat)
-        again = apply(determinize(seen, random.Random(_NEXT_VIEW_SEED + 1)), action)
-        if view(again, seen.seat) != following:
-            return  # the meld showed something (a pile taken on emptying the hand, R12)
-        with self._lock:
-            self._view, self._budgets = following, min(budgets, CARRIED_MOST)
+def _view_after_meld(seen: PlayerView, action: Action) -> PlayerView | None:
+    """The view the meld ``action`` laid in ``seen`` leads to, if the turn goes on and that view
+    does not depend on the unseen cards (``carry``: the decision its budgets are handed on to).
+    It is found in two fixed deals, which leaves the bot's rng alone."""
+    after = apply(determinize(seen, random.Random(_NEXT_VIEW_SEED)), action)
+    if after.is_over or after.current_player != seen.seat:
+        return None
+    following = view(after, seen.seat)
+    again = apply(determinize(seen, random.Random(_NEXT_VIEW_SEED + 1)), action)
+    if view(again, seen.seat) != following:
+        return None  # the meld showed something (a pile taken on emptying the hand, R12)
+    return following
 
 
-class _Memory(Forgetful):
-    """The subtree an ISMCTSBot keeps from one decision for the next one of the same turn.
+class _Memory(Forgetful, Generic[_Kept]):
+    """What an ISMCTSBot keeps from one decision for the next one of the same turn, for the one
+    view its last choice leads to: a decision in any other view drops it, so a bot's choices
+    depend on its rng and on its last decision only. A copy or a pickle of the bot starts with
+    an empty memory.
 
-    It is kept when every sampled deal led, after the chosen action, to the same view (a meld, an
-    addition, an open pile taken: the action showed the bot nothing it did not know): then every
-    deal behind its statistics is consistent with that view, and the next search goes on growing
-    it. After a card drawn from the stock, the deals led to different views and nothing is kept.
-    It holds one subtree, for the one view the last choice leads to: a decision in any other view
-    drops it, so a bot's choices depend on its rng and on its last decision only. A copy or a
-    pickle of the bot starts with an empty memory."""
+    With ``reuse`` it keeps the subtree of the action played, when every sampled deal led, after
+    it, to the same view (a meld, an addition, an open pile taken: the action showed the bot
+    nothing it did not know): then every deal behind its statistics is consistent with that
+    view, and the next search goes on growing it. After a card drawn from the stock, the deals
+    led to different views and nothing is kept. With ``carry`` it keeps the budgets of the melds
+    laid without a search since the last search."""
 
-    __slots__ = ("_lock", "_node", "_view")
+    __slots__ = ("_lock", "_value", "_view")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # a bot may be shared between threads
         self._view: PlayerView | None = None
-        self._node: _Node | None = None
+        self._value: _Kept | None = None
 
-    def take(self, seen: PlayerView) -> _Node | None:
-        """The subtree kept for ``seen``, if it is the view the last choice led to; the memory
-        is empty afterwards."""
+    def take(self, seen: PlayerView) -> _Kept | None:
+        """What was kept for ``seen``, if it is the view the last choice led to; the memory is
+        empty afterwards."""
         with self._lock:
-            kept, node = self._view, self._node
-            self._view = self._node = None
-        return node if kept is not None and kept == seen else None
+            kept, value = self._view, self._value
+            self._view = self._value = None
+        return value if kept is not None and kept == seen else None
 
-    def keep(self, seen: PlayerView, node: _Node) -> None:
-        """Keep ``node`` for the decision in ``seen``."""
+    def keep(self, seen: PlayerView, value: _Kept) -> None:
+        """Keep ``value`` for the decision in ``seen``."""
         with self._lock:
-            self._view, self._node = seen, node
+            self._view, self._value = seen, value
 
 
 @attrs.frozen
@@ -290,8 +273,8 @@ class ISMCTSBot:
     open_pile_only: bool = attrs.field(default=False, validator=flag)
     carry: bool = attrs.field(default=False, validator=flag)
     _recall: Recall = attrs.field(factory=Recall, init=False, eq=False, repr=False)
-    _memory: _Memory = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
-    _carried: _Carried = attrs.field(factory=_Carried, init=False, eq=False, repr=False)
+    _memory: _Memory[_Node] = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
+    _carried: _Memory[int] = attrs.field(factory=_Memory, init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         require_budget(self.playouts, self.seconds)
@@ -311,15 +294,16 @@ class ISMCTSBot:
 
     def _choose(self, view: PlayerView, rng: random.Random, known: Known | None) -> Action:
         kept = self._memory.take(view) if self.reuse else None
-        carried = self._carried.take(view) if self.carry else 0
+        carried = (self._carried.take(view) or 0) if self.carry else 0
         actions = legal_actions(view)
         if len(actions) == 1:
             return actions[0]
         ranked = rank_actions(Assessment(view), actions)
         greedy = actions[ranked[0][1]]
         if self._unsearched(view.rules, greedy, ranked[0][0]):
-            if self.carry:
-                self._carried.hand_on(view, greedy, carried + 1)
+            following = _view_after_meld(view, greedy) if self.carry else None
+            if following is not None:
+                self._carried.keep(following, min(carried + 1, CARRIED_MOST))
             return greedy
         if self.paired and min(self.candidates, len(actions)) == 1:
             return greedy
