@@ -109,6 +109,35 @@ def test_no_module_imports_itself_back_through_others() -> None:
     assert cycles(graph()) == []
 
 
+def folders(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph of the folders (and top-level modules) the modules sit in: ``bench`` imports
+    ``cli`` when one of its modules imports one of ``cli``'s."""
+    folded: dict[str, set[str]] = {}
+    for name, targets in edges.items():
+        top = name.split(".")[1] if "." in name else ""
+        folded.setdefault(top, set()).update(t.split(".")[1] if "." in t else "" for t in targets)
+    for top, targets in folded.items():
+        targets.discard(top)
+    return folded
+
+
+def test_no_two_folders_import_each_other() -> None:
+    """Folders that import each other are one module in two places: the applications on one
+    floor (the command, the benchmark, the server) share what they both need from below, as the
+    command and the benchmark share the number checks (``buraco_rules.arguments``)."""
+    assert cycles(folders(graph())) == []
+
+
+def test_the_folder_graph_sees_two_folders_that_import_each_other() -> None:
+    edges = {
+        "buraco_rules.bench.command": {"buraco_rules.cli.options"},
+        "buraco_rules.cli.bench_command": {"buraco_rules.bench"},
+        "buraco_rules.cli.options": set(),
+        "buraco_rules.bench": {"buraco_rules.bench.command"},
+    }
+    assert cycles(folders(edges)) == [["bench", "cli"]]
+
+
 @pytest.mark.parametrize(
     ("module", "forbidden"),
     [
@@ -157,6 +186,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("bots",),  # bots and simulation
     ("formats",),  # notation, JSON and records
     ("testing",),  # the testing kit
+    ("arguments",),  # the command lines' number checks, shared by the applications
     ("",),  # the package face
     ("__main__", "bench", "cli", "rl", "server"),  # the applications built on the library
 ]

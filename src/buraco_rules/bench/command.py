@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import variants
+from ..arguments import non_negative_float, positive_float, positive_int, whole_number
 from .adapters import ADAPTER_HANDS, _format_adapters, adapter_figures
 from .memory import cache_memory
 from .playouts import ROUNDS, run
@@ -43,8 +44,6 @@ def _bare_run_minutes(seconds: float) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The benchmark's arguments, as ``buraco-rules bench`` takes them."""
-    from ..cli.options import non_negative_float, positive_float, positive_int, whole_number
-
     seconds = 10.0
     minutes = _bare_run_minutes(seconds)
     configs = len(_configurations(variants.NAMES, None))

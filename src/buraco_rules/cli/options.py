@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from .. import variants
+from ..arguments import NUMBER_CHARS as _NUMBER_CHARS  # the number checks, re-exported here
+from ..arguments import non_negative_float, positive_float, positive_int, shown, whole_number
 from ..bots import BOT_NAMES, ISMCTSBot, MonteCarloBot, bot_from_name
 from ..core.rules import RuleSet
 from ..play.rendering import escape
@@ -23,62 +25,6 @@ __all__ = [
     "variant",
     "whole_number",
 ]
-
-
-_NUMBER_CHARS = 40  # longer text is no number a command takes (and int() of it may be slow)
-
-
-def shown(text: str) -> str:
-    """``text`` quoted for a message: bounded, with control characters escaped."""
-    if len(text) > _NUMBER_CHARS:
-        return escape(repr(text[:_NUMBER_CHARS])) + f"… ({len(text):,} characters)"
-    return escape(repr(text))
-
-
-def whole_number(text: str) -> int:
-    """Any whole number."""
-    try:
-        if len(text) > _NUMBER_CHARS:
-            raise ValueError(text)
-        return int(text)
-    except ValueError:
-        # A longer number is refused unread (int() of a long text is slow): the message says so.
-        within = f" of at most {_NUMBER_CHARS} characters" if len(text) > _NUMBER_CHARS else ""
-        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number{within}") from None
-
-
-def positive_int(text: str) -> int:
-    """A whole number of 1 or more."""
-    value = whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{shown(text)} must be 1 or more")
-    return value
-
-
-def _float(text: str) -> float:
-    """A number of at most ``_NUMBER_CHARS`` characters, read as a float."""
-    try:
-        if len(text) > _NUMBER_CHARS:
-            raise ValueError(text)
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
-
-
-def positive_float(text: str) -> float:
-    """A finite number above 0 (of seconds)."""
-    value = _float(text)
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{shown(text)} must be a number above 0")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    """A finite number of 0 or more (of seconds)."""
-    value = _float(text)
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{shown(text)} must be 0 or more")
-    return value
 
 
 def variant(text: str) -> RuleSet:
