@@ -1,16 +1,31 @@
-"""CPU time per decision on a fixed workload, to compare two versions of the engine on a busy
-machine.
+"""CPU time per decision on deals never played before in the process, to compare two builds or
+two versions of the engine on a busy machine.
 
-Plays ``--warmup`` seeded uniform random games (unmeasured, so that the memo caches are warm), then
-``--games`` more, each from ``new_game`` to the end (``legal_actions`` and ``apply`` at every
-decision), and reports the process's CPU time (``time.process_time``) per decision, best of
-``--repeat`` rounds of the same games. The games are the same from run to run and build to build,
-so two builds or two commits can be compared in alternated runs even when the machine is loaded
-(wall-clock figures are not). ``--profile`` prints a cProfile of one measured round instead.
+The engine memoises its meld searches, so a game played a second time in one process finds every
+position's answers in the memo caches: a benchmark that replays the same games and keeps the best
+round measures cache hits, not what a server, a bot or a trainer pays on the deals it meets. So
+this tool plays ``--warmup`` uniform random games (unmeasured, so that the caches hold what a
+process that has been playing for a while holds), then ``--rounds`` rounds of ``--games`` games
+each on deals never played before in the process (each round's seeds its own), and reports the
+process's CPU time (``time.process_time``) per decision of each fresh round, and their median as
+``fresh_us``. Then it replays the last fresh round's games ``--repeat`` times and reports the best
+as ``cache_hit_us``: the figure a benchmark of repeated games would give, kept under its own name
+so that it is never read as the engine's speed. A game is ``new_game`` to the end, with
+``legal_actions`` and ``apply`` at every decision.
+
+The seeds are the same from run to run and build to build (``--seed`` moves them all), so two
+builds or two commits play the same deals and can be compared in alternated runs even when the
+machine is loaded (wall-clock figures are not). ``--run COMMAND`` (repeatable) does the
+alternation: each command (an interpreter, with ``NAME=VALUE`` settings before it, such as
+``"PYTHONPATH=src python"``) runs this tool in a process of its own with the same settings,
+command after command, ``--cycles`` times; ``PYTHONPATH`` is unset for a command that does not
+set it, so that an installed build is measured as installed. ``--profile`` prints a cProfile of
+one fresh round instead.
 
 Run from the project root: ``python tools/decision_cost.py [--variant V ...] [--players N]
-[--games G] [--warmup W] [--repeat R] [--json] [--profile]``. With ``PYTHONPATH`` unset, the
-installed engine is measured (the compiled build, say); the build is printed with the figures.
+[--games G] [--warmup W] [--rounds R] [--repeat K] [--seed S] [--json] [--profile]
+[--run COMMAND ... [--cycles C]]``. With ``PYTHONPATH`` unset, the installed engine is measured
+(the compiled build, say); the build is printed with the figures.
 """
 
 from __future__ import annotations
@@ -18,15 +33,23 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import random
+import shlex
+import statistics
+import subprocess
+import sys
 import time
 
 import buraco_rules as br
 from buraco_rules import bench
 
+WARMUP_SEEDS = 1_000_000
+"""The warm-up's deals are seeds from here on (``--seed`` added), far from the measured ones."""
 
-def playouts(rules: br.RuleSet, players: int, seeds: list[int]) -> int:
+
+def playouts(rules: br.RuleSet, players: int, seeds: range) -> int:
     """Play one uniform random game per seed; the number of decisions."""
     steps = 0
     for seed in seeds:
@@ -39,51 +62,105 @@ def playouts(rules: br.RuleSet, players: int, seeds: list[int]) -> int:
     return steps
 
 
-def measure(variant: str, players: int, games: int, warmup: int, repeat: int) -> dict[str, object]:
-    """Warm up, then the best CPU µs per decision of ``repeat`` rounds of the same ``games``."""
+def timed(rules: br.RuleSet, players: int, seeds: range) -> tuple[float, int]:
+    """CPU µs per decision of one round of ``seeds``, and its decisions."""
+    start = time.process_time()
+    steps = playouts(rules, players, seeds)
+    return (time.process_time() - start) / steps * 1e6, steps
+
+
+def fresh_rounds(seed: int, games: int, rounds: int) -> list[range]:
+    """The seeds of each fresh round: disjoint from each other and from the warm-up's."""
+    return [range(seed + r * games, seed + (r + 1) * games) for r in range(rounds)]
+
+
+def measure(
+    variant: str, players: int, games: int, warmup: int, rounds: int, repeat: int, seed: int
+) -> dict[str, object]:
+    """Warm up on other deals, then CPU µs per decision on fresh deals (each round, and their
+    median) and on the last round's deals replayed (the best of ``repeat``: the cache-hit
+    figure)."""
     rules = br.variants.get(variant)
     br.clear_caches()
-    playouts(rules, players, list(range(10_000, 10_000 + warmup)))
-    seeds = list(range(games))
-    best = float("inf")
-    steps = 0
-    for _ in range(repeat):
-        start = time.process_time()
-        steps = playouts(rules, players, seeds)
-        best = min(best, time.process_time() - start)
+    playouts(rules, players, range(WARMUP_SEEDS + seed, WARMUP_SEEDS + seed + warmup))
+    fresh: list[float] = []
+    decisions = 0
+    for seeds in fresh_rounds(seed, games, rounds):
+        cost, steps = timed(rules, players, seeds)
+        fresh.append(round(cost, 2))
+        decisions += steps
+    replayed = fresh_rounds(seed, games, rounds)[-1]
+    cache_hit = min(timed(rules, players, replayed)[0] for _ in range(repeat))
     return {
         "variant": variant,
         "players": players,
         "build": bench.build(),
-        "decisions": steps,
-        "cpu_us_per_decision": round(best / steps * 1e6, 2),
+        "fresh_decisions": decisions,
+        "fresh_us_rounds": fresh,
+        "fresh_us": round(statistics.median(fresh), 2),
+        "cache_hit_us": round(cache_hit, 2),
     }
+
+
+def profile(variant: str, players: int, games: int, warmup: int, seed: int) -> None:
+    """A cProfile of one round of fresh deals after the warm-up, by own time."""
+    rules = br.variants.get(variant)
+    playouts(rules, players, range(WARMUP_SEEDS + seed, WARMUP_SEEDS + seed + warmup))
+    profiler = cProfile.Profile()
+    profiler.runcall(playouts, rules, players, fresh_rounds(seed, games, 1)[0])
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+
+
+def alternate(commands: list[str], cycles: int, forwarded: list[str]) -> None:
+    """Run this tool under each command in turn, ``cycles`` times, each in a process of its own,
+    and print each run's figures with its command and cycle."""
+    for cycle in range(1, cycles + 1):
+        for command in commands:
+            words = shlex.split(command)
+            settings = {}
+            while words and "=" in words[0] and not words[0].startswith(("/", ".")):
+                name, _, value = words.pop(0).partition("=")
+                settings[name] = value
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | settings
+            argv = [*words, os.path.abspath(__file__), *forwarded, "--json"]
+            out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                figures = {"cycle": cycle, "command": command} | json.loads(line)
+                print(json.dumps(figures), flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", action="append")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--warmup", type=int, default=40)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--games", type=int, default=40, help="games per round (default 40)")
+    parser.add_argument("--warmup", type=int, default=40, help="warm-up games (default 40)")
+    parser.add_argument("--rounds", type=int, default=3, help="fresh rounds (default 3)")
+    parser.add_argument("--repeat", type=int, default=3, help="cache-hit replays (default 3)")
+    parser.add_argument("--seed", type=int, default=0, help="moves every seed (default 0)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--run", action="append", metavar="COMMAND")
+    parser.add_argument("--cycles", type=int, default=3, help="alternations of --run (default 3)")
     args = parser.parse_args()
     names = args.variant or ["italian", "buraco-fechado"]
+    if args.run:
+        forwarded = [a for name in names for a in ("--variant", name)]
+        for option in ("players", "games", "warmup", "rounds", "repeat", "seed"):
+            forwarded += [f"--{option}", str(getattr(args, option))]
+        alternate(args.run, args.cycles, forwarded)
+        return
     for name in names:
         if args.profile:
-            rules = br.variants.get(name)
-            playouts(rules, args.players, list(range(10_000, 10_000 + args.warmup)))
-            profile = cProfile.Profile()
-            profile.runcall(playouts, rules, args.players, list(range(args.games)))
-            pstats.Stats(profile).sort_stats("tottime").print_stats(25)
+            profile(name, args.players, args.games, args.warmup, args.seed)
             continue
-        figures = measure(name, args.players, args.games, args.warmup, args.repeat)
+        figures = measure(
+            name, args.players, args.games, args.warmup, args.rounds, args.repeat, args.seed
+        )
         print(
             json.dumps(figures) if args.json else " ".join(f"{k}={v}" for k, v in figures.items())
         )
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
