@@ -13,6 +13,7 @@ FIGURES = {
     "mean_decision_steps",
     "us_per_decision",
     "us_per_decision_cold",
+    "us_per_decision_cache_hit",
     "us_legal_actions",
     "us_apply",
     "mean_num_legal",
@@ -40,6 +41,16 @@ def test_benchmark_runs_briefly_and_reports_every_figure(
     assert set(result) >= FIGURES
     assert result["mean_decision_steps"] > 0 and result["max_num_legal"] >= 1
     assert all(result[key] > 0 for key in FIGURES)
+
+
+def test_each_call_is_timed_once_on_each_of_its_states() -> None:
+    """A second call on the same state would be timed on what the first left in the memo
+    caches: the per-call figures take each state once."""
+    from buraco_rules.bench.playouts import _per_call
+
+    seen: list[int] = []
+    assert _per_call(seen.append, [3, 1, 2]) >= 0
+    assert seen == [3, 1, 2]
 
 
 def test_memory_mode_reports_every_cache_and_a_bound(capsys: pytest.CaptureFixture[str]) -> None:

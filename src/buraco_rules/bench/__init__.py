@@ -11,7 +11,12 @@ the machine's load: compare figures taken in one session.
 ``us_per_decision`` is a playout's time (the deal, ``legal_actions``, a uniform choice and
 ``apply`` at every decision) divided by its decisions: ``1e6 / (playouts_per_s *
 mean_decision_steps)``, the terms in which engines with chance steps are compared per decision.
-``build`` says whether the engine ran pure or compiled.
+Every game timed is a fresh deal, one never played before in the process (each deal's seed is
+drawn from ``--seed``'s generator), and each of the other calls is timed once on each of its
+states, as a server, a bot or a trainer meets them: a game played a second time would find every
+position's answers in the memo caches. That second play is reported apart, as
+``us_per_decision_cache_hit`` (a round's games replayed), so that it is never read as the
+engine's speed. ``build`` says whether the engine ran pure or compiled.
 
 ``--memory`` measures the memo caches instead: it plays random games of every variant for
 ``--seconds`` under ``tracemalloc``, then empties the caches one by one, and reports what each
