@@ -19,13 +19,15 @@ machine is loaded (wall-clock figures are not). ``--run COMMAND`` (repeatable) d
 alternation: each command (an interpreter, with ``NAME=VALUE`` settings before it, such as
 ``"PYTHONPATH=src python"``) runs this tool in a process of its own with the same settings,
 command after command, ``--cycles`` times; ``PYTHONPATH`` is unset for a command that does not
-set it, so that an installed build is measured as installed. ``--profile`` prints a cProfile of
-one fresh round instead.
+set it, so that an installed build is measured as installed. ``--openspiel`` times the
+reference instead, OpenSpiel's C++ gin rummy, in the same terms (``4 * --games`` games a round,
+from a clone of one initial state); with ``--run``, it runs after each cycle's commands.
+``--profile`` prints a cProfile of one fresh round instead.
 
 Run from the project root: ``python tools/decision_cost.py [--variant V ...] [--players N]
 [--games G] [--warmup W] [--rounds R] [--repeat K] [--seed S] [--json] [--profile]
-[--run COMMAND ... [--cycles C]]``. With ``PYTHONPATH`` unset, the installed engine is measured
-(the compiled build, say); the build is printed with the figures.
+[--openspiel] [--run COMMAND ... [--cycles C]]``. With ``PYTHONPATH`` unset, the installed
+engine is measured (the compiled build, say); the build is printed with the figures.
 """
 
 from __future__ import annotations
@@ -111,21 +113,61 @@ def profile(variant: str, players: int, games: int, warmup: int, seed: int) -> N
     pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
 
 
-def alternate(commands: list[str], cycles: int, forwarded: list[str]) -> None:
-    """Run this tool under each command in turn, ``cycles`` times, each in a process of its own,
-    and print each run's figures with its command and cycle."""
+def openspiel_gin_rummy(games: int, rounds: int, seed: int) -> dict[str, object]:
+    """The reference: OpenSpiel's C++ gin rummy, timed the same way (CPU µs per decision, uniform
+    random decisions, chance nodes sampled by their probabilities), each game from a clone of one
+    initial state (its ``new_initial_state`` rebuilds its meld tables, about 2 ms); needs the
+    ``openspiel`` extra. It memoises nothing, so repeated and fresh deals cost the same: the
+    median of ``rounds`` rounds of ``games`` games."""
+    import pyspiel
+
+    game = pyspiel.load_game("gin_rummy")
+    root = game.new_initial_state()
+    rng = random.Random(seed)
+    costs = []
+    for _ in range(rounds):
+        decisions = 0
+        start = time.process_time()
+        for _ in range(games):
+            state = root.clone()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+                    state.apply_action(rng.choices(outcomes, weights)[0])
+                else:
+                    actions = state.legal_actions()
+                    state.apply_action(actions[int(rng.random() * len(actions))])
+                    decisions += 1
+        costs.append(round((time.process_time() - start) / decisions * 1e6, 2))
+    return {
+        "variant": "openspiel-gin-rummy",
+        "fresh_us_rounds": costs,
+        "fresh_us": statistics.median(costs),
+    }
+
+
+def alternate(commands: list[str], cycles: int, forwarded: list[str], reference: bool) -> None:
+    """Run this tool under each command in turn, ``cycles`` times, each in a process of its own
+    (and with ``reference``, OpenSpiel's gin rummy under this interpreter after each cycle), and
+    print each run's figures with its command, its cycle and the machine's load average (one
+    minute) when it ended."""
+    runs = [(command, []) for command in commands]
+    if reference:
+        runs.append((f"{sys.executable} --openspiel", ["--openspiel"]))
     for cycle in range(1, cycles + 1):
-        for command in commands:
+        for command, extra in runs:
             words = shlex.split(command)
             settings = {}
             while words and "=" in words[0] and not words[0].startswith(("/", ".")):
                 name, _, value = words.pop(0).partition("=")
                 settings[name] = value
             env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | settings
-            argv = [*words, os.path.abspath(__file__), *forwarded, "--json"]
+            interpreter = [sys.executable] if extra else words
+            argv = [*interpreter, os.path.abspath(__file__), *forwarded, *extra, "--json"]
             out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
+            load = round(os.getloadavg()[0], 1)
             for line in out.splitlines():
-                figures = {"cycle": cycle, "command": command} | json.loads(line)
+                figures = {"cycle": cycle, "command": command} | json.loads(line) | {"load": load}
                 print(json.dumps(figures), flush=True)
 
 
@@ -141,14 +183,25 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--run", action="append", metavar="COMMAND")
+    parser.add_argument(
+        "--openspiel",
+        action="store_true",
+        help="time OpenSpiel's gin rummy instead, as the reference (needs the openspiel extra)",
+    )
     parser.add_argument("--cycles", type=int, default=3, help="alternations of --run (default 3)")
     args = parser.parse_args()
     names = args.variant or ["italian", "buraco-fechado"]
+    if args.openspiel and not args.run:
+        figures = openspiel_gin_rummy(4 * args.games, args.rounds, args.seed)
+        print(
+            json.dumps(figures) if args.json else " ".join(f"{k}={v}" for k, v in figures.items())
+        )
+        return
     if args.run:
         forwarded = [a for name in names for a in ("--variant", name)]
         for option in ("players", "games", "warmup", "rounds", "repeat", "seed"):
             forwarded += [f"--{option}", str(getattr(args, option))]
-        alternate(args.run, args.cycles, forwarded)
+        alternate(args.run, args.cycles, forwarded, args.openspiel)
         return
     for name in names:
         if args.profile:
