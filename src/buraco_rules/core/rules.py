@@ -242,6 +242,10 @@ class RuleSet:
     0, or from 15 to 150. Refused with ``minimum-opening``."""
     closed_discard_pile: bool = ruled("R10", boolean)
     """R10: taking the pile needs its top card in a meld at once; otherwise it is open (R11)."""
+    closed_take_naturals_only: bool = ruled("R26", boolean, default=False)
+    """R26, a house rule (every preset leaves it off; only where the pile is closed, R10): the
+    meld that takes the pile holds, besides the pile's top card, natural cards of the hand only:
+    no joker and no 2 standing as a wildcard. Refused with ``take-with-wildcard``."""
     single_taken_card_discard_banned: bool = ruled("R11", boolean)
     """R11: a pile of one card, once taken, may not be discarded again in the same turn."""
     going_out_needs_clean_canasta: bool = ruled("R13", boolean)
@@ -319,6 +323,11 @@ class RuleSet:
                 + (" + 1 face up" if face_up else "")
                 + f" = {describe(dealt)} cards, which leaves no stock of the {DECK_SIZE} to draw "
                 f"from{reserve} (R2, R3, R4)"
+            )
+        if self.closed_take_naturals_only and not self.closed_discard_pile:
+            raise InvalidRules(
+                "RuleSet.closed_take_naturals_only needs a closed discard pile "
+                "(RuleSet.closed_discard_pile): an open pile is taken without a meld (R11, R26)"
             )
         if not _can_score(self):
             raise InvalidRules(

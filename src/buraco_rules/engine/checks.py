@@ -130,6 +130,7 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
         hand, from_hand, " (only the pile's top card may join the meld, R10)"
     )
     melds = _team_melds_after(state, inner, cards)
+    _raise(verify.take_naturals(state, from_hand, _changed_meld(melds, inner)))
     _raise(verify.leaves_after_take(state, TEAM[seat], remaining, pile, melds))
     _raise(take_refusal(state, melds))
     return _changed_meld(melds, inner)

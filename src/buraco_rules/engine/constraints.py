@@ -23,7 +23,7 @@ from ..core.actions import AddToMeld, NewMeld
 from ..core.cards import Card, is_card
 from ..core.errors import ErrorCode
 from ..core.quoting import describe
-from ..melds.meld import Meld, MeldKind, meld_error, sets_by_rank
+from ..melds.meld import Meld, MeldKind, meld_error, sets_by_rank, wild_among
 from .going_out import (
     hand_after_take,
     has_required_canasta,
@@ -56,6 +56,7 @@ __all__ = [
     "not_cards",
     "open_take",
     "play_phase",
+    "take_naturals",
     "taken_card",
     "turn",
     "uses_top",
@@ -157,6 +158,22 @@ def uses_top(state: GameState, cards: tuple[Card, ...]) -> Refusal | None:
             f"the meld must use the pile's top card {top.pretty} (R10)",
         )
     return None
+
+
+def take_naturals(state: GameState, from_hand: tuple[Card, ...], meld: Meld) -> Refusal | None:
+    """R26 (``RuleSet.closed_take_naturals_only``, a house rule): the cards ``from_hand`` that
+    take a closed pile (R10) with the pile's top card stand as natural cards in the ``meld``
+    they make or change; none is a wildcard."""
+    if not state.rules.closed_take_naturals_only:
+        return None
+    wild = wild_among(from_hand, meld)
+    if wild is None:
+        return None
+    return (
+        ErrorCode.TAKE_WITH_WILDCARD,
+        f"{wild.pretty} would be a wildcard: the meld that takes the pile holds its top card and "
+        "natural cards of your hand only (R26, a house rule: RuleSet.closed_take_naturals_only)",
+    )
 
 
 def not_a_card(value: object) -> Refusal | None:

@@ -40,7 +40,14 @@ from ..melds.search import (
     wild_kinds,
     with_top,
 )
-from .constraints import empty_stock, last_discard, leaves, leaves_after_take, taken_card
+from .constraints import (
+    empty_stock,
+    last_discard,
+    leaves,
+    leaves_after_take,
+    take_naturals,
+    taken_card,
+)
 from .going_out import banned_after, kept_after_take, remove_cards
 from .recipes import corrupt_hand, melds_with, result_of
 from .state import TEAM, GameState, Listed, Phase
@@ -320,6 +327,20 @@ def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> t
     return melds_with(state.melds[TEAM[state.current_player]], action, result)
 
 
+def _naturals_take(state: GameState, index: int, cards: tuple[Card, ...], top: Card) -> bool:
+    """R26: the take's option ``(index, cards)`` (the top card among ``cards``) holds no wildcard
+    from the hand (:func:`~buraco_rules.engine.constraints.take_naturals`)."""
+    from_hand = remove_cards(cards, (top,))
+    if from_hand is None:
+        raise corrupt_hand(state)
+    if not any(IS_WILD[c] for c in from_hand):
+        return True  # the quick answer: nothing from the hand could be wild
+    result = result_of(state, (index, cards))
+    if result is None:
+        raise corrupt_hand(state)
+    return take_naturals(state, from_hand, result) is None
+
+
 def _draw_actions(state: GameState) -> Generated:
     pile = state.discard_pile
     draw: Generated = (
@@ -339,7 +360,10 @@ def _draw_actions(state: GameState) -> Generated:
     kept = len(hand) + len(rest)  # cards held after the take, before the meld's hand cards go
     actions: list[Action] = list(draw[0])
     recipes: list[Listed] = list(draw[1])
+    naturals_only = state.rules.closed_take_naturals_only
     for index, cards in _take_options(state, hand, top):
+        if naturals_only and not _naturals_take(state, index, cards, top):
+            continue  # R26, a house rule
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
             remaining = kept_after_take(hand, top, cards)
             if remaining is None:

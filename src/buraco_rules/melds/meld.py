@@ -261,6 +261,22 @@ def meld_error(cards: tuple[Card, ...], rules: RuleSet) -> ErrorCode:
     return ErrorCode.TOO_MANY_WILDCARDS if wild > 1 else ErrorCode.INVALID_MELD
 
 
+def wild_among(added: tuple[Card, ...], meld: Meld) -> Card | None:
+    """A card of ``added`` (cards put into ``meld``, in id order) that stands in it as a
+    wildcard, or None when every one of them stands as a natural card (R26). A joker never does;
+    a 2 does unless it is of a run's own suit in its own place (R7), and copies are
+    interchangeable (R2): the added copies count as natural before any the meld held already."""
+    for c in added:
+        if not IS_WILD[c]:
+            continue
+        if c == _J or meld.suit is None or c != meld.suit * 13 + 1:
+            return c
+        natural = meld.naturals >> TWO_PLACE & 1
+        if added.count(c) > natural:
+            return c
+    return None
+
+
 def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:
     """The index of each of a team's sets (``melds``) by its rank (0 = ace). A team holds one set
     of a rank: more cards of that rank go onto it (R5)."""

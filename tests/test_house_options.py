@@ -1,0 +1,192 @@
+"""The catalogue of house rules (R26 on): each a ``RuleSet`` field that every preset leaves off,
+with one home in the code that the generator, the checker and the builders all call.
+
+Each option has the same tests as R25 (``tests/test_house_rules.py``): example tests named for
+its ruling, each refusal's code and player's message, the generator's list equal to the checker's
+brute-force enumeration under the option, random play in every variant and player count with the
+option on (no dead end, every hand within ``longest_hand``), ``validate`` and the JSON codec, and
+the re-deal property (a refusal depends on nothing the seat cannot see). Kept cheap: a few
+seconds an option."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.engine.checks import check
+from buraco_rules.engine.recipes import result_of
+from test_movegen import accepted
+
+PRESETS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN, variants.ITALIAN_FIBUR)
+CLOSED = tuple(rules for rules in PRESETS if rules.closed_discard_pile)
+CONFIGS = [(rules, n) for rules in PRESETS for n in rules.player_counts]
+
+
+def play_randomly(state: br.GameState, rng: random.Random) -> Iterator[br.GameState]:
+    """Every state of a random game from ``state``, biased towards melding and taking the pile;
+    no live state is without a legal action, and the hand ends within ``longest_hand``."""
+    bound = br.longest_hand(state.rules, state.players)
+    steps = 0
+    while not state.is_over:
+        yield state
+        actions = br.legal_actions(state)
+        assert actions, "a live state with no legal action"
+        melds = [a for a in actions if not isinstance(a, br.Discard | br.DrawFromStock)]
+        state = br.apply(state, rng.choice(melds if melds and rng.random() < 0.7 else actions))
+        steps += 1
+        assert steps <= bound
+
+
+def brute_force(state: br.GameState) -> int:
+    """The generator lists exactly what the checker accepts, and each listed meld is the one the
+    checker builds; returns how many melds were compared."""
+    actions = br.legal_actions(state)
+    assert set(actions) == accepted(state)
+    _, recipes = state._legal or ((), ())
+    compared = 0
+    for action, recipe in zip(actions, recipes, strict=True):
+        if type(recipe) is tuple:
+            assert result_of(state, recipe) == check(state, action)
+            compared += 1
+    return compared
+
+
+def random_play_holds(rules: br.RuleSet, players: int, seed: int) -> None:
+    """One random hand under ``rules``: no dead end, within the bound, every state valid."""
+    rng = random.Random(seed)
+    for state in play_randomly(br.new_game(rules, players, seed=seed), rng):
+        if rng.random() < 0.1:
+            assert br.validate(state) is state
+
+
+def codec_round_trip(rules: br.RuleSet) -> None:
+    assert not rules.is_preset
+    assert br.from_json(br.to_json(rules)) == rules
+    state = br.new_game(rules, seed=3)
+    assert br.from_json(br.to_json(state)) == state
+
+
+def same_refusal_on_every_redeal(state: br.GameState, action: br.Action, code: br.ErrorCode) -> str:
+    """The refusal seat ``current_player`` receives is the same on the state, its view and every
+    re-deal of what it cannot see; returns its message."""
+    seat = state.current_player
+    expected = br.why_illegal(state, action, seat)
+    assert expected is not None and expected.code is code, expected
+    seen = br.view(state, seat)
+    on_view = br.why_illegal(seen, action)
+    assert on_view is not None and (on_view.code, str(on_view)) == (code, str(expected))
+    rng = random.Random(26)
+    for _ in range(6):
+        other = br.determinize(seen, rng)
+        refusal = br.why_illegal(other, action, seat)
+        assert refusal is not None and (refusal.code, str(refusal)) == (code, str(expected))
+        assert br.legal_actions(other) == br.legal_actions(state)
+    return str(expected)
+
+
+def sampled_brute_force(rules: br.RuleSet, players: int, seed: int, keep: Any) -> int:
+    """Random hands under ``rules``: the generator against the checker on the states ``keep``
+    picks (and on a few others); returns how many melds were compared."""
+    rng = random.Random(seed)
+    compared = 0
+    for _ in range(2):
+        for state in play_randomly(br.new_game(rules, players, seed=rng.getrandbits(32)), rng):
+            if len(state.hands[state.current_player]) > 14:
+                continue
+            if keep(state) or rng.random() < 0.05:
+                compared += brute_force(state)
+    return compared
+
+
+# R26: no wildcard from the hand when taking a closed pile (closed_take_naturals_only).
+
+NATURALS = [attrs.evolve(rules, closed_take_naturals_only=True) for rules in CLOSED]
+
+
+def take_state(rules: br.RuleSet, hand: str, top: str) -> br.GameState:
+    """Seat 0 discards ``top``; seat 1, to draw, holds ``hand`` (R10: a closed pile)."""
+    deck = br.arrange_deck(
+        rules, 2, hands=[f"{top} 3C 5C 7C 9D JD KD 4S 6S 8S QS", hand], stock="KH"
+    )
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    return br.apply(state, br.Discard(top))
+
+
+def test_R26_house_closed_take_naturals_only_is_off_in_every_preset() -> None:
+    assert not any(rules.closed_take_naturals_only for rules in PRESETS)
+    with pytest.raises(br.InvalidRules, match="closed_take_naturals_only must be True or False"):
+        attrs.evolve(variants.BURACO_FECHADO, closed_take_naturals_only=1)
+    with pytest.raises(br.InvalidRules, match="needs a closed discard pile"):
+        attrs.evolve(variants.ITALIAN, closed_take_naturals_only=True)
+    for rules in NATURALS:
+        codec_round_trip(rules)
+
+
+@pytest.mark.parametrize("rules", NATURALS, ids=lambda r: r.name)
+def test_R26_house_closed_take_naturals_only_refuses_a_wildcard_from_the_hand(
+    rules: br.RuleSet,
+) -> None:
+    hand = "8H 9H JK 2C 2H AH 3D 5D 7D 9S JS"
+    state = take_state(rules, hand, "10H")
+    preset = take_state(attrs.evolve(rules, closed_take_naturals_only=False), hand, "10H")
+    for wild in ("8H 9H 10H JK", "8H 10H JK", "8H 10H 2C", "9H 10H 2H"):
+        take = br.TakeDiscardPile(br.NewMeld(wild))
+        assert br.is_legal(preset, take), wild
+        assert not br.is_legal(state, take), wild
+        message = same_refusal_on_every_redeal(state, take, br.ErrorCode.TAKE_WITH_WILDCARD)
+        assert "would be a wildcard" in message and "natural cards of your hand only" in message
+    assert br.is_legal(state, br.TakeDiscardPile(br.NewMeld("8H 9H 10H")))
+    # The generator lists exactly the preset's takes without a wildcard from the hand.
+    takes = [a for a in br.legal_actions(preset) if isinstance(a, br.TakeDiscardPile)]
+    natural = [a for a in takes if not any(c.rank == 2 or c == br.JOKER for c in a.meld.cards)]
+    assert [a for a in br.legal_actions(state) if isinstance(a, br.TakeDiscardPile)] == natural
+    # A refusal for another ruling keeps its code.
+    other = br.why_illegal(state, br.TakeDiscardPile(br.NewMeld("8H 10H 3D")))
+    assert other is not None and other.code is br.ErrorCode.INVALID_MELD
+
+
+@pytest.mark.parametrize("rules", NATURALS, ids=lambda r: r.name)
+def test_R26_house_closed_take_naturals_only_a_two_in_its_own_place_is_natural(
+    rules: br.RuleSet,
+) -> None:
+    """R7: a 2 of the run's suit in its own place is a natural card, and so may come from the
+    hand; the pile's top card may itself be a wildcard."""
+    state = take_state(rules, "AH 2H 4H 8C 9C 3D 5D 7D 9S JS QS", "3H")
+    assert br.is_legal(state, br.TakeDiscardPile(br.NewMeld("AH 2H 3H")))
+    assert br.is_legal(state, br.TakeDiscardPile(br.NewMeld("AH 2H 3H 4H")))
+    top_wild = take_state(rules, "8H 9H 4H 8C 9C 3D 5D 7D 9S JS QS", "JK")
+    assert br.is_legal(top_wild, br.TakeDiscardPile(br.NewMeld("8H 9H JK")))
+
+
+@pytest.mark.parametrize(("rules", "players"), [(r, n) for r in NATURALS for n in r.player_counts])
+def test_R26_house_closed_take_naturals_only_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    def keep(state: br.GameState) -> bool:
+        hand = state.hands[state.current_player]
+        return (
+            state.phase is br.Phase.DRAW
+            and bool(state.discard_pile)
+            and any(c.rank == 2 or c == br.JOKER for c in hand)
+        )
+
+    assert sampled_brute_force(rules, players, 26 + players, keep) > 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([(r, n) for r in NATURALS for n in r.player_counts]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R26_house_closed_take_naturals_only_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], seed: int
+) -> None:
+    random_play_holds(*config, seed)
