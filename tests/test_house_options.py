@@ -92,17 +92,22 @@ def same_refusal_on_every_redeal(state: br.GameState, action: br.Action, code: b
     return str(expected)
 
 
-def sampled_brute_force(rules: br.RuleSet, players: int, seed: int, keep: Any) -> int:
-    """Random hands under ``rules``: the generator against the checker on the states ``keep``
-    picks (and on a few others); returns how many melds were compared."""
+def sampled_brute_force(
+    rules: br.RuleSet, players: int, seed: int, keep: Any, states: int = 6
+) -> int:
+    """Random hands under ``rules``: the generator against the checker on up to ``states`` states
+    that ``keep`` picks (hands of ten cards at most: the brute force tries every subset);
+    returns how many melds were compared."""
     rng = random.Random(seed)
     compared = 0
-    for _ in range(2):
+    for _ in range(4):
         for state in play_randomly(br.new_game(rules, players, seed=rng.getrandbits(32)), rng):
-            if len(state.hands[state.current_player]) > 14:
+            if len(state.hands[state.current_player]) > 10 or not keep(state):
                 continue
-            if keep(state) or rng.random() < 0.05:
-                compared += brute_force(state)
+            compared += brute_force(state)
+            states -= 1
+            if states <= 0:
+                return compared
     return compared
 
 
@@ -166,7 +171,7 @@ def test_R26_house_closed_take_naturals_only_a_two_in_its_own_place_is_natural(
     assert br.is_legal(top_wild, br.TakeDiscardPile(br.NewMeld("8H 9H JK")))
 
 
-@pytest.mark.parametrize(("rules", "players"), [(r, n) for r in NATURALS for n in r.player_counts])
+@pytest.mark.parametrize(("rules", "players"), [(NATURALS[0], 4), (NATURALS[1], 2)])
 def test_R26_house_closed_take_naturals_only_generator_lists_what_the_checker_accepts(
     rules: br.RuleSet, players: int
 ) -> None:
@@ -190,3 +195,85 @@ def test_R26_house_closed_take_naturals_only_random_play_never_sticks(
     config: tuple[br.RuleSet, int], seed: int
 ) -> None:
     random_play_holds(*config, seed)
+
+
+# R27: sets of chosen ranks only (set_ranks).
+
+CHOSEN = [attrs.evolve(rules, sets_allowed=True, set_ranks="AK") for rules in PRESETS]
+
+
+def test_R27_house_set_ranks_is_off_in_every_preset() -> None:
+    assert all(rules.set_ranks is None for rules in PRESETS)
+    # True and False are the extremes: every rank but the 2s, or none.
+    assert variants.ITALIAN.set_rank_mask == sum(1 << r for r in range(13) if r != 1)
+    assert variants.BURACO_FECHADO.set_rank_mask == 0
+    for wrong in ("KA", "A2", "", "AAK", "T", "ak", 1, ("A", "K")):
+        with pytest.raises(br.InvalidRules, match="set_ranks must be None or the labels"):
+            attrs.evolve(variants.ITALIAN, set_ranks=wrong)
+    with pytest.raises(br.InvalidRules, match="set_ranks needs sets"):
+        attrs.evolve(variants.BURACO_FECHADO, set_ranks="AK")
+    assert attrs.evolve(variants.ITALIAN, set_ranks="A10JQK").set_rank_mask == (
+        1 | 1 << 9 | 1 << 10 | 1 << 11 | 1 << 12
+    )
+    for rules in CHOSEN:
+        codec_round_trip(rules)
+
+
+@pytest.mark.parametrize("rules", CHOSEN, ids=lambda r: r.name)
+def test_R27_house_set_ranks_lays_sets_of_the_chosen_ranks_only(rules: br.RuleSet) -> None:
+    everything = attrs.evolve(rules, set_ranks=None)
+    for text in ("AH AS AD", "KH KS JK", "KC KD KH KS KC KD KH KS 2C"):
+        meld = br.Meld.from_cards(br.parse_cards(text), rules)
+        assert meld is not None and meld.kind is br.MeldKind.SET, text
+    for text in ("5H 5S 5D", "QH QS JK", "3C 3D 3H"):
+        assert br.Meld.from_cards(br.parse_cards(text), everything) is not None
+        assert br.Meld.from_cards(br.parse_cards(text), rules) is None, text
+    # Runs are untouched.
+    assert br.Meld.from_cards(br.parse_cards("5H 6H 7H"), rules) is not None
+
+
+@pytest.mark.parametrize("rules", CHOSEN, ids=lambda r: r.name)
+def test_R27_house_set_ranks_refuses_a_set_of_another_rank_with_its_code(
+    rules: br.RuleSet,
+) -> None:
+    hand = "5C 5D 5H AC AD AH KC KD 9S JS QS"
+    deck = br.arrange_deck(rules, 2, hands=[hand], stock="3H")
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    assert br.is_legal(state, br.NewMeld("AC AD AH"))
+    message = same_refusal_on_every_redeal(state, br.NewMeld("5C 5D 5H"), br.ErrorCode.SET_RANK)
+    assert "sets are of A, K only" in message and "RuleSet.set_ranks" in message
+    sets = [a for a in br.legal_actions(state) if isinstance(a, br.NewMeld) and len(a.cards) >= 3]
+    assert {a.cards[0].rank for a in sets if a.cards[0].rank == a.cards[-1].rank} <= {1, 13}
+    # Not a meld at all keeps its code.
+    wrong = br.why_illegal(state, br.NewMeld("5C 9S QS"))
+    assert wrong is not None and wrong.code is br.ErrorCode.INVALID_MELD
+    if rules.closed_discard_pile:
+        taker = take_state(rules, "5C 5D AC AD 9S JS 3D 7D 8C 4H 6H", "5H")
+        take = br.TakeDiscardPile(br.NewMeld("5C 5D 5H"))
+        same_refusal_on_every_redeal(taker, take, br.ErrorCode.SET_RANK)
+        assert not br.is_legal(taker, take)
+
+
+@pytest.mark.parametrize(("rules", "players"), [(CHOSEN[0], 4), (CHOSEN[2], 2), (CHOSEN[3], 4)])
+def test_R27_house_set_ranks_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    def keep(state: br.GameState) -> bool:
+        hand = state.hands[state.current_player]
+        ranks = [c.rank for c in hand if c.rank != 2 and c != br.JOKER]
+        return any(ranks.count(r) >= 2 for r in ranks)  # a set could be laid or taken
+
+    assert sampled_brute_force(rules, players, 27 + players, keep) > 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([(r, n) for r in CHOSEN for n in r.player_counts]),
+    ranks=st.sampled_from(["AK", "A", "3", "10JQK", "A345678910JQK"]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R27_house_set_ranks_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], ranks: str, seed: int
+) -> None:
+    rules, players = config
+    random_play_holds(attrs.evolve(rules, set_ranks=ranks), players, seed)

@@ -35,6 +35,9 @@ class ErrorCode(enum.StrEnum):
     TAKE_WITH_WILDCARD = "take-with-wildcard"
     """A house rule every preset leaves off (``RuleSet.closed_take_naturals_only``, R26): the meld
     that takes a closed pile would hold a joker or a wildcard 2 from the hand."""
+    SET_RANK = "set-rank"
+    """A house rule every preset leaves off (``RuleSet.set_ranks``, R27): a set of a rank of
+    which the rules allow no sets."""
     TOO_MANY_WILDCARDS = "too-many-wildcards"
     """The meld would hold more than one wildcard (R7)."""
     NO_SUCH_MELD = "no-such-meld"

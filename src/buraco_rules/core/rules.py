@@ -18,6 +18,7 @@ buraco_rules.core.errors.InvalidRules: RuleSet.hand_size must be an int from 1, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -197,6 +198,36 @@ def _player_counts(instance: object, attribute: attrs.Attribute[Any], value: obj
         _refuse(instance, attribute, "a non-empty tuple of distinct counts from (2, 4)", value)
 
 
+SET_RANK_LABELS: Final = ("A", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+"""R5, R27: the labels of the ranks of which sets can be made (never the 2s, which are wild)."""
+ALL_SET_RANKS: Final = sum(1 << r for r in range(13) if r != 1)
+"""R5: the bitmask (bit ``r``: rank ``r + 1``) of every rank of which sets can be made."""
+_SET_RANK_TOKEN: Final = re.compile("10|[A3-9JQK]")
+
+
+def parse_set_ranks(text: str) -> tuple[int, ...] | None:
+    """The ranks (1 = ace ... 13 = king) that ``text`` names, their labels written together in
+    rank order, each once (``"AK"``, ``"10JQK"``); None for anything else."""
+    tokens = _SET_RANK_TOKEN.findall(text)
+    if not tokens or "".join(tokens) != text:
+        return None
+    ranks = tuple(1 if t == "A" else 11 + "JQK".index(t) if t in "JQK" else int(t) for t in tokens)
+    if list(ranks) != sorted(set(ranks)):
+        return None
+    return ranks
+
+
+def _set_ranks(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not str or parse_set_ranks(value) is None:
+        _refuse(
+            instance,
+            attribute,
+            "the labels of distinct ranks (A, 3-10, J, Q, K; no 2s) written together in rank "
+            "order, such as 'AK'",
+            value,
+        )
+
+
 MIN_OPENING: Final = 15
 """R25: the smallest minimum opening a rule set may ask for (other than 0, off): one ace."""
 MAX_OPENING: Final = 150
@@ -229,6 +260,10 @@ class RuleSet:
     """R3: a card is turned face up to start the discard pile."""
     sets_allowed: bool = ruled("R5", boolean)
     """R5: melds of one rank (sets) are allowed, besides runs."""
+    set_ranks: str | None = ruled("R27", optional(_set_ranks), default=None)
+    """R27, a house rule (every preset leaves it None): the ranks of which sets may be made,
+    their labels in rank order (``"AK"``: aces and kings only; ``"10JQK"``), where sets are
+    allowed (:attr:`sets_allowed`); None: every rank but the 2s (R5). Refused with ``set-rank``."""
     max_set_size: int = ruled("R5", integer(MIN_MELD_SIZE, MAX_SET_SIZE), default=MAX_SET_SIZE)
     """R5: the most cards a set may hold."""
     max_natural_aces_in_run: int = ruled("R6", integer(1, 2))
@@ -284,6 +319,9 @@ class RuleSet:
     """R20: the total that wins a match."""
     value_by_id: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
     """R17 as a table indexed by card id (derived from ``card_values``)."""
+    set_rank_mask: int = attrs.field(init=False, eq=False, repr=False)
+    """R5, R27 as a bitmask: bit ``r`` is set when sets of rank ``r + 1`` may be made (0 where
+    sets are not allowed; derived from ``sets_allowed`` and ``set_ranks``)."""
 
     @property
     def is_preset(self) -> bool:
@@ -300,6 +338,15 @@ class RuleSet:
         # by its validator, not here.
         values = self.card_values
         return values.by_id() if isinstance(values, CardValues) else ()
+
+    @set_rank_mask.default
+    def _set_rank_mask(self) -> int:
+        if self.sets_allowed is not True:
+            return 0
+        ranks = self.set_ranks
+        if type(ranks) is not str:
+            return ALL_SET_RANKS
+        return sum(1 << (r - 1) for r in parse_set_ranks(ranks) or ())
 
     def __attrs_post_init__(self) -> None:
         """The checks of fields together (each field's own are its validator)."""
@@ -323,6 +370,11 @@ class RuleSet:
                 + (" + 1 face up" if face_up else "")
                 + f" = {describe(dealt)} cards, which leaves no stock of the {DECK_SIZE} to draw "
                 f"from{reserve} (R2, R3, R4)"
+            )
+        if self.set_ranks is not None and not self.sets_allowed:
+            raise InvalidRules(
+                "RuleSet.set_ranks needs sets (RuleSet.sets_allowed): sets of "
+                f"{self.set_ranks} are no sets at all (R5, R27)"
             )
         if self.closed_take_naturals_only and not self.closed_discard_pile:
             raise InvalidRules(

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from typing import Final
 
 from ..core.actions import AddToMeld, NewMeld
-from ..core.cards import Card, is_card
+from ..core.cards import Card, Rank, is_card
 from ..core.errors import ErrorCode
 from ..core.quoting import describe
+from ..core.rules import RuleSet
 from ..melds.meld import Meld, MeldKind, meld_error, sets_by_rank, wild_among
 from .going_out import (
     hand_after_take,
@@ -218,6 +219,12 @@ def new_meld(
             return code, f"{what}: a meld may hold only one wildcard (R7)"
         if code is ErrorCode.ACE_LOW_ONLY:
             return code, f"{what} puts an ace above the king, {_LOW_ONLY}"
+        if code is ErrorCode.SET_RANK:
+            return (
+                code,
+                f"{what} is a set of a rank the rules allow no sets of: sets are of "
+                f"{_set_ranks_text(state.rules)} only (R27, a house rule: RuleSet.set_ranks)",
+            )
         kinds = "a run or a set" if state.rules.sets_allowed else "a run"
         return code, f"{what} is not {kinds} (R5, R6)"
     rank = meld.rank
@@ -227,6 +234,11 @@ def new_meld(
             f"your team already has a set of {rank.label}s; add to it instead (R5)",
         )
     return None
+
+
+def _set_ranks_text(rules: RuleSet) -> str:
+    """The ranks of which ``rules`` allow sets, for a message (``A, K``)."""
+    return ", ".join(Rank(r + 1).label for r in range(13) if rules.set_rank_mask >> r & 1)
 
 
 def addition(

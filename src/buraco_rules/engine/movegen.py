@@ -251,8 +251,11 @@ def _set_options(
         held_cards[c] += 1
     held = sets_by_rank(melds)
     only = -1 if top is None or IS_WILD[top] else top % 13
+    allowed = rules.set_rank_mask  # R27: the ranks of which sets may be made
     found: list[Group] = []
     for r in _SET_RANKS if only < 0 else (only,):
+        if not allowed >> r & 1:
+            continue
         index = held.get(r, -1)
         count = held_cards[r] + held_cards[r + 13] + held_cards[r + 26] + held_cards[r + 39]
         # R5: a team holds one set of a rank; more cards go onto it

@@ -20,7 +20,7 @@ from ..core.cards import JOKER, Card, Rank, Suit, all_cards, is_card
 from ..core.errors import ErrorCode
 from ..core.memo import memoised
 from ..core.quoting import describe
-from ..core.rules import CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
+from ..core.rules import ALL_SET_RANKS, CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
 from .geometry import (
     ACE_BITS,
     FULL_SPAN,
@@ -137,10 +137,10 @@ class Meld:
         return " ".join(str(c) for c in self.cards)
 
 
-def _meld_rules(rules: RuleSet) -> tuple[int, bool, int, bool]:
+def _meld_rules(rules: RuleSet) -> tuple[int, int, int, bool]:
     return (
         rules.max_natural_aces_in_run,
-        rules.sets_allowed,
+        rules.set_rank_mask,
         rules.max_set_size,
         rules.ace_low_only,
     )
@@ -152,12 +152,12 @@ def _card_at(base: int, position: int) -> Card:
 
 @memoised(maxsize=1 << 16)
 def _classify(
-    cards: tuple[Card, ...], max_aces: int, sets_allowed: bool, max_set_size: int, low_only: bool
+    cards: tuple[Card, ...], max_aces: int, set_ranks: int, max_set_size: int, low_only: bool
 ) -> Meld | None:
     run = _layout_run(cards, max_aces, low_only)
-    if run is not None or not sets_allowed:
+    if run is not None or not set_ranks:
         return run
-    return _layout_set(cards, max_set_size)
+    return _layout_set(cards, max_set_size, set_ranks)
 
 
 def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld | None:
@@ -217,7 +217,7 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld 
     return None
 
 
-def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
+def _layout_set(cards: tuple[Card, ...], max_set_size: int, set_ranks: int) -> Meld | None:
     if not MIN_MELD_SIZE <= len(cards) <= max_set_size:
         return None
     rank = -1
@@ -234,6 +234,8 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
                 return None
     if rank < 0 or len(wilds) > 1:
         return None  # R5: no sets of 2s or jokers; R7: one wildcard at most
+    if not set_ranks >> rank & 1:
+        return None  # R27: no sets of this rank
     return Meld(
         cards=tuple(naturals + wilds),
         kind=MeldKind.SET,
@@ -247,10 +249,14 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
 
 def meld_error(cards: tuple[Card, ...], rules: RuleSet) -> ErrorCode:
     """Why ``cards`` (which form no valid meld under ``rules``) fail: a run that needs a high ace
-    where the ace is low only, too many wildcards, or not a meld at all."""
-    max_aces, sets_allowed, max_set_size, low_only = _meld_rules(rules)
-    if low_only and _classify(cards, max_aces, sets_allowed, max_set_size, False) is not None:
+    where the ace is low only, a set of a rank the rules allow no sets of, too many wildcards,
+    or not a meld at all."""
+    max_aces, set_ranks, max_set_size, low_only = _meld_rules(rules)
+    if low_only and _classify(cards, max_aces, set_ranks, max_set_size, False) is not None:
         return ErrorCode.ACE_LOW_ONLY
+    narrowed = set_ranks and set_ranks != ALL_SET_RANKS  # R27
+    if narrowed and _classify(cards, max_aces, ALL_SET_RANKS, max_set_size, low_only) is not None:
+        return ErrorCode.SET_RANK
     naturals = [c for c in cards if not IS_WILD[c]]
     wild = len(cards) - len(naturals)
     suits = {c // 13 for c in naturals}
