@@ -277,3 +277,64 @@ def test_R27_house_set_ranks_random_play_never_sticks(
 ) -> None:
     rules, players = config
     random_play_holds(attrs.evolve(rules, set_ranks=ranks), players, seed)
+
+
+# The catalogue offered: variants.with_options, and --option NAME=VALUE on the command line.
+
+
+def test_with_options_names_a_table_as_a_preset_plus_options() -> None:
+    rules = variants.with_options(
+        "buraco-fechado", closed_take_naturals_only=True, set_ranks="AK", minimum_opening=50
+    )
+    assert rules == attrs.evolve(
+        variants.BURACO_FECHADO,
+        closed_take_naturals_only=True,
+        sets_allowed=True,
+        set_ranks="AK",
+        minimum_opening=50,
+    )
+    assert not rules.is_preset and rules.name == "buraco-fechado"
+    assert variants.with_options(variants.ITALIAN) is variants.ITALIAN
+    assert set(variants.OPTIONS) <= {f.name for f in attrs.fields(br.RuleSet)}
+    for preset, options, named in (
+        ("italian", {"closed_take_naturals_only": True}, "closed_take_naturals_only"),
+        ("italian", {"no_such_rule": 1}, "no_such_rule"),
+        ("italian", {"name": "x"}, "'name'"),  # a field, but no house rule
+        ("italian", {"minimum_opening": 14}, "minimum_opening"),
+        ("italian", {"set_ranks": "2"}, "set_ranks"),
+        ("nowhere", {}, "nowhere"),
+        (attrs.evolve(variants.ITALIAN, minimum_opening=50), {}, "not a preset"),
+    ):
+        with pytest.raises(br.InvalidRules, match=named):
+            variants.with_options(preset, **options)  # type: ignore[arg-type]
+
+
+def test_parse_option_reads_the_command_line_form() -> None:
+    assert variants.parse_option("closed_take_naturals_only=true") == (
+        "closed_take_naturals_only",
+        True,
+    )
+    assert variants.parse_option("minimum_opening=50") == ("minimum_opening", 50)
+    assert variants.parse_option("set_ranks=AK") == ("set_ranks", "AK")
+    for wrong in ("ace_low_only", "ace_low_only=yes", "minimum_opening=-5", "x=1", "=1"):
+        with pytest.raises(br.InvalidRules):
+            variants.parse_option(wrong)
+
+
+def test_cli_option_plays_simulate_match_and_refuses_a_contradiction(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from buraco_rules.cli import main
+
+    options = ["--option", "closed_take_naturals_only=true", "--option", "set_ranks=AK"]
+    assert main(["simulate", "--games", "2", "--json", *options]) == 0
+    assert main(["match", "--seed", "3", "--max-hands", "1", "--option", "minimum_opening=50"]) == 0
+    capsys.readouterr()
+    for wrong, said in (
+        (["--variant", "italian", "--option", "closed_take_naturals_only=true"], "closed"),
+        (["--option", "bogus=1"], "bogus"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(["simulate", "--games", "1", *wrong])
+        assert stop.value.code == 2
+        assert said in capsys.readouterr().err

@@ -1,0 +1,113 @@
+"""A table's rules named as a preset plus house-rule options (R25 on; docs/rules/house-rules.md).
+
+>>> from buraco_rules import variants
+>>> rules = variants.with_options("buraco-fechado", closed_take_naturals_only=True, set_ranks="AK")
+>>> rules.closed_take_naturals_only, rules.sets_allowed, rules.set_ranks, rules.is_preset
+(True, True, 'AK', False)
+>>> variants.with_options("italian", closed_take_naturals_only=True)
+Traceback (most recent call last):
+...
+buraco_rules.core.errors.InvalidRules: RuleSet.closed_take_naturals_only needs a closed discard ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final
+
+import attrs
+
+from ..core.errors import InvalidRules
+from ..core.quoting import describe, quote_text
+from ..core.rules import RuleSet
+
+__all__ = ["OPTIONS", "parse_option", "with_options"]
+
+OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "ace_low_only": "the ace is low only: A-2-3, but no Q-K-A (true/false)",
+        "minimum_opening": "R25: a team's first melds, laid in one turn, are worth at least this "
+        "many points (0 off, or 15-150)",
+        "closed_take_naturals_only": "R26: a closed pile is taken with its top card and natural "
+        "cards of the hand only, no wildcard (true/false)",
+        "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings); turns sets on",
+    }
+)
+"""The house-rule options by name (each a ``RuleSet`` field, off in every preset), with a line
+saying what each changes: the names :func:`with_options`, the server and ``--option`` accept."""
+
+_KINDS: Final[Mapping[str, type]] = MappingProxyType(
+    {
+        "ace_low_only": bool,
+        "minimum_opening": int,
+        "closed_take_naturals_only": bool,
+        "set_ranks": str,
+    }
+)
+
+
+def _preset(preset: object) -> RuleSet:
+    from . import get  # the package imports this module: no import cycle at load time
+
+    if isinstance(preset, RuleSet):
+        if not preset.is_preset:
+            raise InvalidRules(f"{preset.name} with options is not a preset; start from a preset")
+        return preset
+    if type(preset) is not str:
+        raise InvalidRules(f"the preset must be a preset's name or RuleSet, not {describe(preset)}")
+    try:
+        return get(preset)
+    except ValueError as error:
+        raise InvalidRules(str(error)) from None
+
+
+def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
+    """The rule set of ``preset`` (a preset's name or the preset itself) with the house-rule
+    ``options`` (:data:`OPTIONS`) in force. Each option is checked as its ``RuleSet`` field is, and
+    against the preset: an unknown option, a value of the wrong kind or an option the preset
+    contradicts (no closed pile to take with naturals only, say) is an
+    :class:`~buraco_rules.InvalidRules` that names it. ``set_ranks`` turns sets on
+    (``sets_allowed``) in a preset without them. The result is no longer a preset
+    (``RuleSet.is_preset``): store it whole, as the JSON codec does."""
+    rules = _preset(preset)
+    changes: dict[str, Any] = {}
+    for name, value in options.items():
+        if name not in OPTIONS:
+            raise InvalidRules(
+                f"unknown option {quote_text(name)}; the options are {', '.join(OPTIONS)}"
+            )
+        changes[name] = value
+    if not changes:
+        return rules
+    if changes.get("set_ranks") is not None:
+        changes["sets_allowed"] = True  # R27 chooses the ranks of sets, so it turns them on
+    try:
+        return attrs.evolve(rules, **changes)
+    except InvalidRules:
+        raise
+    except (TypeError, ValueError) as error:  # attrs' own refusal of an argument
+        raise InvalidRules(f"bad options for {rules.name}: {error}") from None
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` as the command line writes an option, as its name and its value: ``true``
+    or ``false`` for a yes/no option, a whole number, or text (``set_ranks=AK``). A bad one is
+    an :class:`~buraco_rules.InvalidRules` naming it."""
+    name, equals, raw = text.partition("=")
+    name = name.strip()
+    raw = raw.strip()
+    if not equals or name not in _KINDS:
+        raise InvalidRules(
+            f"{quote_text(text)} is not NAME=VALUE of an option: {', '.join(OPTIONS)}"
+        )
+    kind = _KINDS[name]
+    if kind is bool:
+        if raw.lower() not in ("true", "false"):
+            raise InvalidRules(f"option {name} takes true or false, not {quote_text(raw)}")
+        return name, raw.lower() == "true"
+    if kind is int:
+        if not raw.isascii() or not raw.isdigit() or len(raw) > 10:
+            raise InvalidRules(f"option {name} takes a whole number, not {quote_text(raw)}")
+        return name, int(raw)
+    return name, raw
