@@ -338,3 +338,79 @@ def test_cli_option_plays_simulate_match_and_refuses_a_contradiction(
             main(["simulate", "--games", "1", *wrong])
         assert stop.value.code == 2
         assert said in capsys.readouterr().err
+
+
+# R28: a bonus per long meld (long_meld_size, long_meld_bonus); and the 2 worth 20 (card_values).
+
+LONG = [attrs.evolve(rules, long_meld_size=10, long_meld_bonus=50) for rules in PRESETS]
+
+
+def test_R28_house_long_meld_bonus_is_off_in_every_preset() -> None:
+    assert all(r.long_meld_size == 0 and r.long_meld_bonus == 0 for r in PRESETS)
+    for size, bonus in ((7, 50), (15, 50), (True, 50)):
+        with pytest.raises(br.InvalidRules, match="long_meld_size must be 0 or an int from 8"):
+            attrs.evolve(variants.ITALIAN, long_meld_size=size, long_meld_bonus=bonus)
+    for size, bonus in ((10, 0), (0, 50)):
+        with pytest.raises(br.InvalidRules, match=r"both 0 \(off\) or both set"):
+            attrs.evolve(variants.ITALIAN, long_meld_size=size, long_meld_bonus=bonus)
+    for rules in LONG:
+        codec_round_trip(rules)
+
+
+@pytest.mark.parametrize("rules", LONG, ids=lambda r: r.name)
+def test_R28_house_long_meld_bonus_adds_to_the_canasta_bonus(rules: br.RuleSet) -> None:
+    preset = attrs.evolve(rules, long_meld_size=0, long_meld_bonus=0)
+    for text, extra in (
+        ("3H 4H 5H 6H 7H 8H 9H 10H JH", 0),  # nine cards: a canasta, not long
+        ("3H 4H 5H 6H 7H 8H 9H 10H JH QH", 50),  # ten: long
+        ("3H 4H 5H 6H 7H 8H 9H 10H JH QH KH JK", 50),  # mixed and long
+        ("3H 4H 5H", 0),  # no canasta, no bonus at all
+    ):
+        meld = br.Meld.from_cards(br.parse_cards(text), rules)
+        assert meld is not None
+        assert br.canasta_bonus(meld, rules) == br.canasta_bonus(meld, preset) + extra, text
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=st.sampled_from(CONFIGS), seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_R28_house_long_meld_bonus_changes_scores_only(
+    config: tuple[br.RuleSet, int], seed: int
+) -> None:
+    """The same moves are legal with and without it (the generator and the checker are those of
+    the preset), and the score differs by the bonus of each long meld."""
+    preset, players = config
+    rules = attrs.evolve(preset, long_meld_size=8, long_meld_bonus=75)
+    rng = random.Random(seed)
+    last = None
+    for state in play_randomly(br.new_game(rules, players, seed=seed), rng):
+        if rng.random() < 0.2:
+            assert br.legal_actions(state) == br.legal_actions(attrs.evolve(state, rules=preset))
+        last = state
+    assert last is not None
+    for team in (0, 1):
+        long = sum(1 for m in last.melds[team] if len(m.cards) >= 8)
+        with_it = br.score(last)[team].canastas
+        assert with_it == br.score(attrs.evolve(last, rules=preset))[team].canastas + 75 * long
+        seen = br.view(last, team)
+        assert seen.public_points[team] == br.score(last)[team].table + with_it
+        assert br.determinize(seen, rng).rules == rules
+
+
+def test_R28_the_two_worth_20_is_card_values() -> None:
+    """The Brazilian apps that price the 2 at 20 (wild or natural, on the table or in the hand):
+    ``attrs.evolve(rules, card_values=...)``, no new field."""
+    rules = attrs.evolve(
+        variants.BURACO_FECHADO,
+        card_values=attrs.evolve(variants.BURACO_FECHADO.card_values, two=20),
+    )
+    assert rules.value_by_id[br.Card.parse("2H")] == 20 and not rules.is_preset
+    deck = br.arrange_deck(rules, 2, hands=["AH 2H 3H 4H 5H 2S 9C 9D 9S 10C JD"])
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.NewMeld("AH 2H 3H 4H 5H"))  # a natural 2
+    state = br.apply(state, br.AddToMeld(0, "2S"))  # a wildcard 2
+    points = br.score(state)[0]
+    assert points.table == 15 + 20 + 5 * 3 + 20
+    assert points.hands == sum(rules.value_by_id[c] for c in state.hands[0])
+    assert (
+        br.score(attrs.evolve(state, rules=variants.BURACO_FECHADO))[0].table == 15 + 10 + 15 + 10
+    )

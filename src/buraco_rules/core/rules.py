@@ -228,6 +228,14 @@ def _set_ranks(instance: object, attribute: attrs.Attribute[Any], value: object)
         )
 
 
+def _long_meld_size(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not int or not (value == 0 or CANASTA_SIZE < value <= FULL_RUN):
+        _refuse(instance, attribute, f"0 or an int from {CANASTA_SIZE + 1} to {FULL_RUN}", value)
+
+
+FULL_RUN: Final = 14
+"""The longest meld: a run from ace to ace (R6)."""
+
 MIN_OPENING: Final = 15
 """R25: the smallest minimum opening a rule set may ask for (other than 0, off): one ace."""
 MAX_OPENING: Final = 150
@@ -315,6 +323,12 @@ class RuleSet:
         validator=instance_of(CanastaBonuses), metadata={"ruling": "R18"}
     )
     """R18: the bonus of each kind of canasta."""
+    long_meld_size: int = ruled("R28", _long_meld_size, default=0)
+    """R28, a house rule (every preset leaves it 0, off): a meld of at least this many cards (8
+    to 14) earns :attr:`long_meld_bonus` on top of its canasta bonus (R18)."""
+    long_meld_bonus: int = ruled("R28", integer(0, MAX_POINTS), default=0)
+    """R28, a house rule (0, off, in every preset): the points a meld of at least
+    :attr:`long_meld_size` cards earns on top of its canasta bonus."""
     match_target: int = ruled("R20", integer(1, MAX_POINTS))
     """R20: the total that wins a match."""
     value_by_id: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
@@ -375,6 +389,11 @@ class RuleSet:
             raise InvalidRules(
                 "RuleSet.set_ranks needs sets (RuleSet.sets_allowed): sets of "
                 f"{self.set_ranks} are no sets at all (R5, R27)"
+            )
+        if (self.long_meld_size == 0) != (self.long_meld_bonus == 0):
+            raise InvalidRules(
+                "RuleSet.long_meld_size and RuleSet.long_meld_bonus are both 0 (off) or both set, "
+                f"not {describe(self.long_meld_size)} and {describe(self.long_meld_bonus)} (R28)"
             )
         if self.closed_take_naturals_only and not self.closed_discard_pile:
             raise InvalidRules(
