@@ -414,3 +414,90 @@ def test_R28_the_two_worth_20_is_card_values() -> None:
     assert (
         br.score(attrs.evolve(state, rules=variants.BURACO_FECHADO))[0].table == 15 + 10 + 15 + 10
     )
+
+
+# R29: locked wildcards (locked_wildcards).
+
+LOCKED = [attrs.evolve(rules, locked_wildcards=True) for rules in PRESETS]
+
+
+def test_R29_house_locked_wildcards_is_off_in_every_preset() -> None:
+    assert not any(rules.locked_wildcards for rules in PRESETS)
+    with pytest.raises(br.InvalidRules, match="locked_wildcards must be True or False"):
+        attrs.evolve(variants.ITALIAN, locked_wildcards="yes")
+    for rules in LOCKED:
+        codec_round_trip(rules)
+
+
+def laid(rules: br.RuleSet, hand: str, meld: str) -> br.GameState:
+    deck = br.arrange_deck(rules, 2, hands=[hand], stock="9C")
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    return br.apply(state, br.NewMeld(meld))
+
+
+@pytest.mark.parametrize("rules", LOCKED, ids=lambda r: r.name)
+def test_R29_house_locked_wildcards_refuses_to_move_a_wildcard_between_naturals(
+    rules: br.RuleSet,
+) -> None:
+    preset = attrs.evolve(rules, locked_wildcards=False)
+    hand = "3H 4H JK 6H 7H 5H 8H 4S 2S 6S 5S"
+    state = laid(rules, hand, "3H 4H JK 6H 7H")
+    assert br.is_legal(laid(preset, hand, "3H 4H JK 6H 7H"), br.AddToMeld(0, "5H"))
+    message = same_refusal_on_every_redeal(
+        state, br.AddToMeld(0, "5H"), br.ErrorCode.LOCKED_WILDCARD
+    )
+    assert "from between two natural cards" in message and "Joker" in message
+    assert br.is_legal(state, br.AddToMeld(0, "8H"))  # it stays where it stands
+    assert not any(
+        isinstance(a, br.AddToMeld) and br.Card.parse("5H") in a.cards
+        for a in br.legal_actions(state)
+    )
+    # A 2 standing for the 5 is locked as well; a wildcard at an end floats (R8) as before.
+    twos = laid(rules, hand, "4S 2S 6S")
+    assert br.why_illegal(twos, br.AddToMeld(0, "5S")).code is br.ErrorCode.LOCKED_WILDCARD
+    floating = laid(rules, hand, "3H 4H 5H JK")
+    assert br.is_legal(floating, br.AddToMeld(0, "6H 7H"))
+    # Another refusal keeps its code.
+    wrong = br.why_illegal(state, br.AddToMeld(0, "4S"))
+    assert wrong is not None and wrong.code is br.ErrorCode.INVALID_MELD
+
+
+def test_R29_house_locked_wildcards_refuses_a_take_that_would_move_one() -> None:
+    rules = LOCKED[0]
+    deck = br.arrange_deck(
+        rules,
+        2,
+        hands=["3H 4H 6H 7H JK 9C JC QC 3S 5S 7S", "5H 3D 5D 7D 9D JD KD 4C 6C 8C 10C"],
+        stock="KS QD",
+    )
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.NewMeld("3H 4H JK 6H 7H"))
+    state = br.apply(state, br.Discard("KS"))
+    state = br.apply(state, br.DrawFromStock())
+    state = br.apply(state, br.Discard("5H"))  # seat 0 may not take it onto its run
+    same_refusal_on_every_redeal(
+        state, br.TakeDiscardPile(br.AddToMeld(0, "5H")), br.ErrorCode.LOCKED_WILDCARD
+    )
+
+
+@pytest.mark.parametrize(("rules", "players"), [(LOCKED[0], 2), (LOCKED[2], 4)])
+def test_R29_house_locked_wildcards_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    from buraco_rules.melds.meld import gap_place
+
+    def keep(state: br.GameState) -> bool:
+        return any(gap_place(m) for m in state.melds[state.current_player % 2])
+
+    assert sampled_brute_force(rules, players, 29 + players, keep) > 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([(r, n) for r in LOCKED for n in r.player_counts]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R29_house_locked_wildcards_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], seed: int
+) -> None:
+    random_play_holds(*config, seed)

@@ -38,6 +38,9 @@ class ErrorCode(enum.StrEnum):
     SET_RANK = "set-rank"
     """A house rule every preset leaves off (``RuleSet.set_ranks``, R27): a set of a rank of
     which the rules allow no sets."""
+    LOCKED_WILDCARD = "locked-wildcard"
+    """A house rule every preset leaves off (``RuleSet.locked_wildcards``, R29): the addition
+    would move a wildcard that stands between two natural cards of a run."""
     TOO_MANY_WILDCARDS = "too-many-wildcards"
     """The meld would hold more than one wildcard (R7)."""
     NO_SUCH_MELD = "no-such-meld"

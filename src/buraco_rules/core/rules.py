@@ -279,6 +279,10 @@ class RuleSet:
     ace_low_only: bool = ruled("R6", boolean, default=False)
     """A house rule (every preset leaves it off): the ace is low only, A-2-3 but no Q-K-A, so a
     run holds one ace at most. Refused with ``ace-low-only``."""
+    locked_wildcards: bool = ruled("R29", boolean, default=False)
+    """R29, a house rule (every preset leaves it off): a wildcard standing between two natural
+    cards of a run stays there: an addition that would move it (R8) is refused with
+    ``locked-wildcard``."""
     minimum_opening: int = ruled("R25", _opening, default=0)
     """R25, a house rule (every preset leaves it at 0, off): a team's first cards on the table,
     laid in one turn, must be worth at least this many card points (R17) before the turn ends;

@@ -103,6 +103,7 @@ def _team_melds_after(
         union = tuple(sorted(old.multiset + cards))
         meld = classify(union, state.rules)
         _raise(verify.addition(state, index, cards, union, meld, old))
+        _raise(verify.locked_wildcard(state, index, old, cast(Meld, meld)))
         return melds[:index] + (cast(Meld, meld),) + melds[index + 1 :]
     meld = classify(cards, state.rules)
     _raise(verify.new_meld(state, cards, meld, melds))

@@ -24,7 +24,7 @@ from ..core.cards import Card, Rank, is_card
 from ..core.errors import ErrorCode
 from ..core.quoting import describe
 from ..core.rules import RuleSet
-from ..melds.meld import Meld, MeldKind, meld_error, sets_by_rank, wild_among
+from ..melds.meld import Meld, MeldKind, meld_error, moves_locked, sets_by_rank, wild_among
 from .going_out import (
     hand_after_take,
     has_required_canasta,
@@ -50,6 +50,7 @@ __all__ = [
     "last_discard",
     "leaves",
     "leaves_after_take",
+    "locked_wildcard",
     "meld_index",
     "new_meld",
     "not_a_card",
@@ -265,6 +266,21 @@ def addition(
     if code is ErrorCode.ACE_LOW_ONLY:
         return code, f"adding {what} to meld {index} puts an ace above the king, {_LOW_ONLY}"
     return code, f"{what} cannot be added to meld {index} ({old}) (R5, R6, R8)"
+
+
+def locked_wildcard(state: GameState, index: int, old: Meld, meld: Meld) -> Refusal | None:
+    """R29 (``RuleSet.locked_wildcards``, a house rule): the addition that turns meld ``index``
+    (``old``) into ``meld`` leaves a wildcard that stood between two natural cards where it
+    stood."""
+    if not state.rules.locked_wildcards or not moves_locked(old, meld):
+        return None
+    wild = old.wildcard
+    what = "its wildcard" if wild is None else f"its wildcard {wild.pretty}"
+    return (
+        ErrorCode.LOCKED_WILDCARD,
+        f"that would move {what} in meld {index} ({old}) from between two natural cards, where "
+        "it is locked (R29, a house rule: RuleSet.locked_wildcards)",
+    )
 
 
 def leaves(

@@ -25,7 +25,7 @@ from typing import Final
 from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..core.cards import Card, all_cards
 from ..core.memo import memoised
-from ..melds.meld import IS_WILD, Meld, sets_by_rank
+from ..melds.meld import IS_WILD, Meld, gap_place, moves_locked, sets_by_rank
 from ..melds.search import (
     NOTHING_FIXED,
     counted_set_options,
@@ -278,7 +278,10 @@ def _play_actions(state: GameState) -> Generated:
     size = len(hand)
     actions: list[Action] = []
     recipes: list[Listed] = []
-    for index, options in _option_groups(state, hand):
+    groups = _option_groups(state, hand)
+    if state.rules.locked_wildcards:
+        groups = _unlocked_groups(state, groups)
+    for index, options in groups:
         # Many options: look their actions up at once (see _kept_group); few: one by one, which
         # costs less than building the group's key.
         group = _kept_group(index, options) if len(options) >= _GROUPED else None
@@ -319,6 +322,30 @@ def _play_actions(state: GameState) -> Generated:
     actions += [d if (d := _DISCARD[c]).card is _CARDS[c] else _discard(c) for c in discards]
     recipes += discards
     return tuple(actions), tuple(recipes)
+
+
+def _keeps_locked(state: GameState, index: int, cards: tuple[Card, ...]) -> bool:
+    """R29: the option ``(index, cards)`` leaves meld ``index``'s locked wildcard where it stands
+    (:func:`~buraco_rules.engine.constraints.locked_wildcard`); always so for a new meld."""
+    if index < 0:
+        return True
+    old = state.melds[TEAM[state.current_player]][index]
+    if not gap_place(old):
+        return True
+    result = result_of(state, (index, cards))
+    if result is None:
+        raise corrupt_hand(state)
+    return not moves_locked(old, result)
+
+
+def _unlocked_groups(state: GameState, groups: list[Group]) -> list[Group]:
+    """``groups`` without the options that move a locked wildcard (R29)."""
+    kept: list[Group] = []
+    for index, options in groups:
+        allowed = tuple([cards for cards in options if _keeps_locked(state, index, cards)])
+        if allowed:
+            kept.append((index, allowed))
+    return kept
 
 
 def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> tuple[Meld, ...]:
@@ -364,9 +391,12 @@ def _draw_actions(state: GameState) -> Generated:
     actions: list[Action] = list(draw[0])
     recipes: list[Listed] = list(draw[1])
     naturals_only = state.rules.closed_take_naturals_only
+    locked = state.rules.locked_wildcards
     for index, cards in _take_options(state, hand, top):
         if naturals_only and not _naturals_take(state, index, cards, top):
             continue  # R26, a house rule
+        if locked and not _keeps_locked(state, index, cards):
+            continue  # R29, a house rule
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
             remaining = kept_after_take(hand, top, cards)
             if remaining is None:

@@ -283,6 +283,25 @@ def wild_among(added: tuple[Card, ...], meld: Meld) -> Card | None:
     return None
 
 
+def gap_place(meld: Meld) -> int:
+    """The run position (2-13) that ``meld``'s wildcard fills between two natural cards, or 0
+    when it has none there (clean, floating at an end, or a set)."""
+    naturals = meld.naturals
+    if meld.wildcard is None or not naturals:
+        return 0
+    lo = lowest(naturals)
+    holes = ((1 << (highest(naturals) + 1)) - (1 << lo)) & ~naturals
+    return lowest(holes) if holes else 0
+
+
+def moves_locked(old: Meld, new: Meld) -> bool:
+    """R29: the addition that turns ``old`` into ``new`` moves a wildcard that stood between two
+    natural cards (R8: the natural card of its place is laid, or the run is laid out again
+    with the wildcard elsewhere)."""
+    place = gap_place(old)
+    return place != 0 and gap_place(new) != place
+
+
 def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:
     """The index of each of a team's sets (``melds``) by its rank (0 = ace). A team holds one set
     of a rank: more cards of that rank go onto it (R5)."""

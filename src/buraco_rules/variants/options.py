@@ -32,6 +32,8 @@ OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "closed_take_naturals_only": "R26: a closed pile is taken with its top card and natural "
         "cards of the hand only, no wildcard (true/false)",
         "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings); turns sets on",
+        "locked_wildcards": "R29: a wildcard between two natural cards of a run stays there "
+        "(true/false)",
         "long_meld_size": "R28: a meld of at least this many cards (8-14) earns long_meld_bonus",
         "long_meld_bonus": "R28: the points a long meld earns on top of its canasta bonus",
     }
@@ -45,6 +47,7 @@ _KINDS: Final[Mapping[str, type]] = MappingProxyType(
         "minimum_opening": int,
         "closed_take_naturals_only": bool,
         "set_ranks": str,
+        "locked_wildcards": bool,
         "long_meld_size": int,
         "long_meld_bonus": int,
     }
