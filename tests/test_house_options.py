@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import buraco_rules as br
 from buraco_rules import variants
+from buraco_rules.bots import GreedyBot
 from buraco_rules.engine.checks import check
 from buraco_rules.engine.recipes import result_of
 from test_movegen import accepted
@@ -501,3 +502,167 @@ def test_R29_house_locked_wildcards_random_play_never_sticks(
     config: tuple[br.RuleSet, int], seed: int
 ) -> None:
     random_play_holds(*config, seed)
+
+
+# Two clarifications: the semi-clean layout (R22) and a meld built outside a game (R2).
+
+
+def test_R22_the_wildcard_is_laid_at_the_end_where_the_cards_allow_it() -> None:
+    """A, 3-K and a wildcard: W-3...K-A (semi-clean, 150 under the federation's code), not
+    A-W-3...K; the meld, the score and a seat's view agree."""
+    fibur = variants.ITALIAN_FIBUR
+    cards = br.parse_cards("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH")
+    meld = br.Meld.from_cards(cards, fibur)
+    assert meld is not None and meld.is_semi_clean
+    assert str(meld) == "3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH JK"
+    assert br.canasta_bonus(meld, fibur) == 150
+    assert br.canasta_bonus(meld, variants.ITALIAN) == 100  # no semi-clean price: mixed
+    # Without the king the ace cannot stand high: the wildcard fills the 2's gap, mixed.
+    short = br.Meld.from_cards(br.parse_cards("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH"), fibur)
+    assert short is not None and not short.is_semi_clean and str(short).startswith("AH JK 3H")
+    # Where the ace is low only there is no K-A: A-W-3...K stays, mixed.
+    low = attrs.evolve(fibur, ace_low_only=True)
+    kept = br.Meld.from_cards(cards, low)
+    assert kept is not None and not kept.is_semi_clean and br.canasta_bonus(kept, low) == 100
+    # Laid in a game, the table, the score and the view read the one layout.
+    deck = br.arrange_deck(fibur, 2, hands=["AH 3H 4H 5H 6H 7H 8H 9H 10H JH QH"], stock="KH JK")
+    state = br.apply(br.new_game(fibur, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.NewMeld("AH 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH"))
+    assert br.score(state)[0].canastas == 200  # clean so far
+    later = attrs.evolve(state, hands=(state.hands[0] + state.stock[:1], state.hands[1]))
+    later = attrs.evolve(later, stock=state.stock[1:])
+    after = br.apply(later, br.AddToMeld(0, "JK"))
+    assert after.melds[0][0] == meld and after.melds[0][0].is_semi_clean
+    assert br.score(after)[0].canastas == 150
+    assert br.view(after, 1).melds[0][0] == meld
+
+
+def test_R29_a_locked_wildcard_between_the_ace_and_the_3_stays_as_the_run_grows() -> None:
+    """R22 lays A-W-3...K as W-3...K-A; under R29 the wildcard locked at the 2's place has not
+    moved (the ace may still stand low), so the king may still join."""
+    rules = LOCKED[1]
+    deck = br.arrange_deck(
+        rules,
+        2,
+        hands=["AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH"],
+        extra_piles=["KH 3C 5C 7C 9C JC 4D 6D 8D 10D QD"],
+        stock="QH",
+    )
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.NewMeld("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH"))  # R12, directly
+    assert state.melds[0][0].cards[:2] == br.parse_cards("AH JK")  # locked at the 2's place
+    assert br.is_legal(state, br.AddToMeld(0, "KH"))
+    grown = br.apply(state, br.AddToMeld(0, "KH"))
+    assert grown.melds[0][0].is_semi_clean  # laid W-3...K-A (R22)
+
+
+def test_R2_a_meld_built_outside_a_game_is_checked_against_the_decks() -> None:
+    """``Meld.from_cards`` refuses more copies of a card than the two decks hold, naming it."""
+    for cards, named in ((["AS"] * 7, "A♠ 7 times"), (["JK"] * 5 + ["5S"], "Joker 5 times")):
+        with pytest.raises(ValueError, match=named) as error:
+            br.Meld.from_cards(cards, variants.ITALIAN)
+        assert "the two decks hold" in str(error.value)
+    assert br.Meld.from_cards(["AS", "AS", "AH"], variants.ITALIAN) is not None
+    assert br.Meld.from_cards(["JK"] * 4, variants.ITALIAN) is None  # four jokers, no meld
+
+
+# R30: an opening minimum that rises with the team's match total (opening_thresholds).
+
+RISING = ((1500, 50), (3000, 90))
+
+
+def test_R30_house_opening_thresholds_is_off_in_every_preset() -> None:
+    assert all(r.opening_thresholds == () and r.team_minimum_openings is None for r in PRESETS)
+    assert variants.ITALIAN.opening_minimums == (0, 0)
+    for wrong in (((3000, 90), (1500, 50)), ((0, 50),), ((1500, 14),), ((1500,),), [(1500, 50)]):
+        with pytest.raises(br.InvalidRules, match="opening_thresholds must be"):
+            attrs.evolve(variants.ITALIAN, opening_thresholds=wrong)
+    with pytest.raises(br.InvalidRules, match="team_minimum_openings must be None or a pair"):
+        attrs.evolve(variants.ITALIAN, team_minimum_openings=(50, 151))
+    rules = attrs.evolve(variants.ITALIAN, opening_thresholds=RISING)
+    codec_round_trip(rules)
+    codec_round_trip(attrs.evolve(rules, team_minimum_openings=(0, 50)))
+    assert variants.with_options("italian", opening_thresholds=[[1500, 50], [3000, 90]]) == rules
+    assert variants.parse_option("opening_thresholds=1500:50,3000:90") == (
+        "opening_thresholds",
+        RISING,
+    )
+
+
+def test_R30_house_opening_thresholds_give_each_team_its_minimum() -> None:
+    from buraco_rules.play.match import hand_rules
+
+    rules = attrs.evolve(variants.BURACO_FECHADO, opening_thresholds=RISING)
+    assert hand_rules(rules, (0, 1499)).opening_minimums == (0, 0)
+    assert hand_rules(rules, (1500, 2999)).opening_minimums == (50, 50)
+    assert hand_rules(rules, (-200, 3000)).opening_minimums == (0, 90)
+    base = attrs.evolve(rules, minimum_opening=15)
+    assert hand_rules(base, (10, 1600)).opening_minimums == (15, 50)
+    assert hand_rules(variants.ITALIAN, (5000, 5000)) is variants.ITALIAN
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda r: r.name)
+def test_R30_house_opening_thresholds_team_minimum_is_refused_with_its_code(
+    preset: br.RuleSet,
+) -> None:
+    """Team 0 (seat 0) opens freely; team 1 must reach 50 (R25's checks, per team)."""
+    rules = attrs.evolve(preset, team_minimum_openings=(0, 50))
+    deck = br.arrange_deck(
+        rules,
+        2,
+        hands=["3S 4S 5S 8H 9H 10H 4D 6D 9C KC QD", "3C 4C 5C 8D 9D 10D 4H 6H 9S KS QH"],
+        stock="7C 7H",
+    )
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    assert br.is_legal(state, br.NewMeld("3S 4S 5S"))
+    state = br.apply(br.apply(state, br.NewMeld("3S 4S 5S")), br.Discard("KC"))
+    state = br.apply(state, br.DrawFromStock())  # seat 1, team 1: 15 + 30 = 45 at most
+    message = same_refusal_on_every_redeal(
+        state, br.NewMeld("3C 4C 5C"), br.ErrorCode.MINIMUM_OPENING
+    )
+    assert "minimum opening of 50" in message
+    assert br.validate(state) is state
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from(CONFIGS),
+    needs=st.sampled_from([(0, 50), (90, 15), (150, 0)]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R30_house_team_minimums_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], needs: tuple[int, int], seed: int
+) -> None:
+    rules, players = config
+    random_play_holds(attrs.evolve(rules, team_minimum_openings=needs), players, seed)
+
+
+@pytest.mark.parametrize(("rules", "players"), [(PRESETS[0], 4), (PRESETS[2], 2)])
+def test_R30_house_team_minimums_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    ruled = attrs.evolve(rules, team_minimum_openings=(50, 15))
+
+    def keep(state: br.GameState) -> bool:
+        return state.phase is br.Phase.PLAY
+
+    assert sampled_brute_force(ruled, players, 30 + players, keep) > 0
+
+
+def test_R30_house_a_match_deals_each_hand_with_the_minimums_of_its_totals() -> None:
+    from buraco_rules.play.match import check_match, hand_rules
+
+    rules = attrs.evolve(
+        variants.CANASTA_STBL, opening_thresholds=((300, 50), (1200, 90)), match_target=2000
+    )
+    match = br.new_match(rules, 2, seed=30)
+    rng = random.Random(30)
+    needs = set()
+    while not match.is_over:
+        hand = match.hand
+        assert hand.rules == hand_rules(rules, match.totals)
+        needs.add(hand.rules.opening_minimums)
+        match = br.apply(match, GreedyBot().choose(br.view(hand, hand.current_player), rng))
+    check_match(match)
+    assert len(needs) > 1  # the minimums rose during the match
+    assert br.from_json(br.to_json(match)) == match

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import attrs
 
@@ -247,6 +247,44 @@ def _opening(instance: object, attribute: attrs.Attribute[Any], value: object) -
         _refuse(instance, attribute, f"0 or an int from {MIN_OPENING} to {MAX_OPENING}", value)
 
 
+MAX_THRESHOLDS: Final = 8
+"""R30: the most steps a rising minimum opening may have."""
+
+
+def _thresholds(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    wanted = (
+        f"a tuple of at most {MAX_THRESHOLDS} (total, minimum) pairs, totals rising from 1 to "
+        f"{MAX_POINTS}, each minimum 0 or from {MIN_OPENING} to {MAX_OPENING}"
+    )
+    if type(value) is not tuple or len(value) > MAX_THRESHOLDS:
+        _refuse(instance, attribute, wanted, value)
+    last = 0
+    for pair in cast(tuple[Any, ...], value):
+        if (
+            type(pair) is not tuple
+            or len(pair) != 2
+            or type(pair[0]) is not int
+            or not last < pair[0] <= MAX_POINTS
+            or not _is_minimum(pair[1])
+        ):
+            _refuse(instance, attribute, wanted, value)
+        last = pair[0]
+
+
+def _team_minimums(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not tuple or len(value) != 2 or not all(_is_minimum(v) for v in value):
+        _refuse(
+            instance,
+            attribute,
+            f"a pair of minimums, each 0 or from {MIN_OPENING} to {MAX_OPENING}",
+            value,
+        )
+
+
+def _is_minimum(value: object) -> bool:
+    return type(value) is int and (value == 0 or MIN_OPENING <= value <= MAX_OPENING)
+
+
 @attrs.frozen(kw_only=True)
 class RuleSet:
     """Everything a variant decides. Each field names the ruling (``R``-id) it implements."""
@@ -287,6 +325,16 @@ class RuleSet:
     """R25, a house rule (every preset leaves it at 0, off): a team's first cards on the table,
     laid in one turn, must be worth at least this many card points (R17) before the turn ends;
     0, or from 15 to 150. Refused with ``minimum-opening``."""
+    opening_thresholds: tuple[tuple[int, int], ...] = ruled("R30", _thresholds, default=())
+    """R30, a house rule (every preset leaves it empty): the minimum opening rises with the team's
+    match total (R20): pairs ``(total, minimum)``, totals rising, each minimum 0 or 15-150 in
+    force from that total on (below the first, :attr:`minimum_opening`). A
+    :class:`~buraco_rules.Match` deals each hand with :attr:`team_minimum_openings` set."""
+    team_minimum_openings: tuple[int, int] | None = ruled(
+        "R30", optional(_team_minimums), default=None
+    )
+    """R30: the minimum opening of each team in this hand, as a match sets it from
+    :attr:`opening_thresholds`; None: :attr:`minimum_opening` for both."""
     closed_discard_pile: bool = ruled("R10", boolean)
     """R10: taking the pile needs its top card in a meld at once; otherwise it is open (R11)."""
     closed_take_naturals_only: bool = ruled("R26", boolean, default=False)
@@ -337,6 +385,9 @@ class RuleSet:
     """R20: the total that wins a match."""
     value_by_id: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
     """R17 as a table indexed by card id (derived from ``card_values``)."""
+    opening_minimums: tuple[int, int] = attrs.field(init=False, eq=False, repr=False)
+    """R25, R30: the minimum opening of each team in a hand (derived from
+    ``team_minimum_openings``, or ``minimum_opening`` for both); (0, 0) when off."""
     set_rank_mask: int = attrs.field(init=False, eq=False, repr=False)
     """R5, R27 as a bitmask: bit ``r`` is set when sets of rank ``r + 1`` may be made (0 where
     sets are not allowed; derived from ``sets_allowed`` and ``set_ranks``)."""
@@ -356,6 +407,14 @@ class RuleSet:
         # by its validator, not here.
         values = self.card_values
         return values.by_id() if isinstance(values, CardValues) else ()
+
+    @opening_minimums.default
+    def _opening_minimums(self) -> tuple[int, int]:
+        teams = self.team_minimum_openings
+        if type(teams) is tuple:
+            return teams
+        need = self.minimum_opening
+        return need, need
 
     @set_rank_mask.default
     def _set_rank_mask(self) -> int:

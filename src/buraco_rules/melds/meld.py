@@ -11,18 +11,22 @@ ranks 3-K are 3-13. A run is stored as the bitmask of its natural positions.
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 import attrs
 
 from ..core.cards import JOKER, Card, Rank, Suit, all_cards, is_card
+from ..core.decks import DECK_COUNTS
 from ..core.errors import ErrorCode
 from ..core.memo import memoised
 from ..core.quoting import describe
 from ..core.rules import ALL_SET_RANKS, CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
 from .geometry import (
     ACE_BITS,
+    ACE_HIGH,
+    ACE_LOW,
     FULL_SPAN,
     MAX_HOLES,
     TWO_PLACE,
@@ -87,7 +91,9 @@ class Meld:
     def from_cards(cls, cards: Iterable[Card | str], rules: RuleSet) -> Meld | None:
         """The meld these cards form under ``rules``, or None when they form none (R5-R8).
 
-        Notation strings are parsed; anything that is not a card is a ``ValueError``.
+        Notation strings are parsed; anything that is not a card is a ``ValueError``, and so are
+        more copies of a card than the two decks hold (R2: two of each card, four jokers), naming
+        the card: no game can lay seven A♠.
         """
         exact = []
         for c in cards:
@@ -95,6 +101,11 @@ class Meld:
             if not is_card(card):
                 raise ValueError(f"{describe(c)} is not a card")
             exact.append(card)
+        for card, count in sorted(Counter(exact).items()):
+            if count > DECK_COUNTS[card]:
+                raise ValueError(
+                    f"{card.pretty} {count} times: the two decks hold {DECK_COUNTS[card]} (R2)"
+                )
         return _own(_classify(tuple(sorted(exact)), *_meld_rules(rules)))
 
     @property
@@ -144,6 +155,10 @@ def _meld_rules(rules: RuleSet) -> tuple[int, int, int, bool]:
         rules.max_set_size,
         rules.ace_low_only,
     )
+
+
+_ACE_LOW_BIT: Final = 1 << ACE_LOW
+_ACE_HIGH_BIT: Final = 1 << ACE_HIGH
 
 
 def _card_at(base: int, position: int) -> Card:
@@ -201,6 +216,12 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld 
             lo = lowest(naturals)
             hi = highest(naturals)
             gaps = hi - lo + 1 - naturals.bit_count()
+            if gaps and places == _ACE_LOW_BIT and not low_only:
+                # R22: where the ace may stand high instead and leave no hole (A-W-3...K as
+                # W-3...K-A), the wildcard is laid at the end, as a player would lay it.
+                high = with_two | _ACE_HIGH_BIT
+                if highest(high) - lowest(high) + 1 == high.bit_count():
+                    naturals, lo, hi, gaps = high, lowest(high), highest(high), 0
             wild = wilds[0] if wilds else None
             laid = [_card_at(base, p) if naturals >> p & 1 else wilds[0] for p in range(lo, hi + 1)]
             if wild is not None and not gaps:
@@ -286,8 +307,12 @@ def wild_among(added: tuple[Card, ...], meld: Meld) -> Card | None:
 def gap_place(meld: Meld) -> int:
     """The run position (2-13) that ``meld``'s wildcard fills between two natural cards, or 0
     when it has none there (clean, floating at an end, or a set)."""
-    naturals = meld.naturals
-    if meld.wildcard is None or not naturals:
+    return 0 if meld.wildcard is None else _hole(meld.naturals)
+
+
+def _hole(naturals: int) -> int:
+    """The position missing between the lowest and highest of ``naturals``, or 0."""
+    if not naturals:
         return 0
     lo = lowest(naturals)
     holes = ((1 << (highest(naturals) + 1)) - (1 << lo)) & ~naturals
@@ -299,7 +324,16 @@ def moves_locked(old: Meld, new: Meld) -> bool:
     natural cards (R8: the natural card of its place is laid, or the run is laid out again
     with the wildcard elsewhere)."""
     place = gap_place(old)
-    return place != 0 and gap_place(new) != place
+    if not place:
+        return False
+    if new.wildcard is None:
+        return True  # it turned natural (R7, R8)
+    naturals = new.naturals
+    if old.naturals & _ACE_LOW_BIT and naturals & _ACE_HIGH_BIT and not naturals & _ACE_LOW_BIT:
+        # The ace the old layout laid low may still stand there (R22 lays it high when that
+        # leaves no hole): the wildcard stays between the ace and the 3.
+        naturals ^= ACE_BITS
+    return _hole(naturals) != place
 
 
 def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:

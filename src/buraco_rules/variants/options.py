@@ -20,7 +20,7 @@ import attrs
 
 from ..core.errors import InvalidRules
 from ..core.quoting import describe, quote_text
-from ..core.rules import RuleSet
+from ..core.rules import _PRESETS, MAX_THRESHOLDS, RuleSet
 
 __all__ = ["OPTIONS", "parse_option", "with_options"]
 
@@ -34,6 +34,8 @@ OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings); turns sets on",
         "locked_wildcards": "R29: a wildcard between two natural cards of a run stays there "
         "(true/false)",
+        "opening_thresholds": "R30: the minimum opening rises with the team's match total, as "
+        "TOTAL:MINIMUM pairs such as 1500:50,3000:90 (a list of pairs in JSON)",
         "long_meld_size": "R28: a meld of at least this many cards (8-14) earns long_meld_bonus",
         "long_meld_bonus": "R28: the points a long meld earns on top of its canasta bonus",
     }
@@ -48,6 +50,7 @@ _KINDS: Final[Mapping[str, type]] = MappingProxyType(
         "closed_take_naturals_only": bool,
         "set_ranks": str,
         "locked_wildcards": bool,
+        "opening_thresholds": tuple,
         "long_meld_size": int,
         "long_meld_bonus": int,
     }
@@ -55,18 +58,18 @@ _KINDS: Final[Mapping[str, type]] = MappingProxyType(
 
 
 def _preset(preset: object) -> RuleSet:
-    from . import get  # the package imports this module: no import cycle at load time
-
     if isinstance(preset, RuleSet):
         if not preset.is_preset:
             raise InvalidRules(f"{preset.name} with options is not a preset; start from a preset")
         return preset
     if type(preset) is not str:
         raise InvalidRules(f"the preset must be a preset's name or RuleSet, not {describe(preset)}")
-    try:
-        return get(preset)
-    except ValueError as error:
-        raise InvalidRules(str(error)) from None
+    found = _PRESETS.get(preset)  # the presets by name, as variants.get reads them
+    if found is None:
+        raise InvalidRules(
+            f"unknown variant {quote_text(preset)}; choose one of {', '.join(_PRESETS)}"
+        )
+    return found
 
 
 def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
@@ -84,7 +87,7 @@ def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
             raise InvalidRules(
                 f"unknown option {quote_text(name)}; the options are {', '.join(OPTIONS)}"
             )
-        changes[name] = value
+        changes[name] = _pairs(value) if name == "opening_thresholds" else value
     if not changes:
         return rules
     if changes.get("set_ranks") is not None:
@@ -95,6 +98,17 @@ def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
         raise
     except (TypeError, ValueError) as error:  # attrs' own refusal of an argument
         raise InvalidRules(f"bad options for {rules.name}: {error}") from None
+
+
+def _pairs(value: object) -> object:
+    """A JSON list of ``[total, minimum]`` lists as the tuple of pairs ``RuleSet`` holds; anything
+    else as it is, for the field's own check to refuse."""
+    if type(value) not in (list, tuple) or len(value) > MAX_THRESHOLDS:  # type: ignore[arg-type]
+        return value
+    return tuple(
+        tuple(pair) if type(pair) in (list, tuple) else pair
+        for pair in value  # type: ignore[attr-defined]
+    )
 
 
 def parse_option(text: str) -> tuple[str, object]:
@@ -113,8 +127,23 @@ def parse_option(text: str) -> tuple[str, object]:
         if raw.lower() not in ("true", "false"):
             raise InvalidRules(f"option {name} takes true or false, not {quote_text(raw)}")
         return name, raw.lower() == "true"
+    if kind is tuple:  # TOTAL:MINIMUM,...
+        pairs = []
+        for item in raw.split(",")[: MAX_THRESHOLDS + 1]:
+            total, colon, minimum = item.strip().partition(":")
+            if not colon or not _digits(total) or not _digits(minimum):
+                raise InvalidRules(
+                    f"option {name} takes TOTAL:MINIMUM pairs such as 1500:50,3000:90, "
+                    f"not {quote_text(raw)}"
+                )
+            pairs.append((int(total), int(minimum)))
+        return name, tuple(pairs)
     if kind is int:
-        if not raw.isascii() or not raw.isdigit() or len(raw) > 10:
+        if not _digits(raw):
             raise InvalidRules(f"option {name} takes a whole number, not {quote_text(raw)}")
         return name, int(raw)
     return name, raw
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 10
