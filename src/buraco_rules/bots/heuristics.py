@@ -195,8 +195,8 @@ class Assessment:
         for neighbour, weight in _NEIGHBOURS[card]:
             if counts[_CARDS[neighbour]]:
                 worth += weight
-        if self.rules.sets_allowed:
-            rank = card % 13
+        rank = card % 13
+        if self.rules.set_rank_mask >> rank & 1:  # sets of this rank may be made (R5, R27)
             same = sum(counts[_CARDS[s * 13 + rank]] for s in range(4)) - 1
             worth += 5.0 * same
             if any(m.rank is not None and m.rank == rank + 1 for m in self.mine):

@@ -12,6 +12,7 @@ from ..bots import Bot, bot_from_name
 from ..bots.simulate import seat_bots
 from ..play.match import Match
 from ..play.rendering import ending_text
+from .house_options import add_house_options, rules_of
 from .options import (
     add_montecarlo_budget,
     add_variant,
@@ -37,6 +38,7 @@ def add_parser(commands: Any) -> None:
         "printing each hand's scores and the running totals.",
     )
     add_variant(parser, "buraco-fechado")
+    add_house_options(parser)
     parser.add_argument(
         "--bots",
         type=bot_list,
@@ -59,7 +61,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the match and print it hand by hand."""
     parser: argparse.ArgumentParser = args.parser
-    rules = args.variant
+    rules = rules_of(parser, args)
     players = players_of(parser, rules, args.players)
     check_bot_count(parser, args.bots, players)
     seats = seat_bots(args.bots, players)

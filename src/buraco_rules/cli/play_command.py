@@ -22,6 +22,7 @@ from ..bots.simulate import game_seed, seat_bots
 from ..core.actions import Action
 from ..hidden.views import PlayerView
 from ..play.rendering import action_text, ending_text, escape, render, render_actions, render_score
+from .house_options import add_house_options, rules_of
 from .options import (
     add_montecarlo_budget,
     add_variant,
@@ -49,6 +50,7 @@ def add_parser(commands: Any) -> None:
         "move itself (e.g. 'draw', 'meld 5S 6S 7S', 'add 0 8S', 'discard KH'); 'q' quits.",
     )
     add_variant(parser, "canasta-stbl")
+    add_house_options(parser)
     parser.add_argument("--seat", type=whole_number, default=0, help="your seat (default 0)")
     parser.add_argument(
         "--seed",
@@ -80,7 +82,7 @@ def seats_text(players: int) -> str:
 def run(args: argparse.Namespace) -> int:
     """Play one hand with the person at ``args.seat``."""
     parser: argparse.ArgumentParser = args.parser
-    rules = args.variant
+    rules = rules_of(parser, args)
     players = players_of(parser, rules, args.players)
     if not 0 <= args.seat < players:
         parser.error(

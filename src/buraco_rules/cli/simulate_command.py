@@ -9,6 +9,7 @@ from typing import Any
 
 from ..bots.simulate import Simulation, simulate
 from .executors import add_executor_options, executor_of, progress_bar
+from .house_options import add_house_options, rules_of
 from .options import (
     add_montecarlo_budget,
     add_variant,
@@ -34,6 +35,7 @@ def add_parser(commands: Any) -> None:
         "the same results whatever the number of workers.",
     )
     add_variant(parser, "buraco-fechado")
+    add_house_options(parser)
     parser.add_argument(
         "--games", type=positive_int, default=DEFAULT_GAMES, help=f"default {DEFAULT_GAMES}"
     )
@@ -56,7 +58,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the simulation the arguments describe and print its result."""
     parser: argparse.ArgumentParser = args.parser
-    rules = args.variant
+    rules = rules_of(parser, args)
     players = players_of(parser, rules, args.players)
     check_bot_count(parser, args.bots, players)
     show_progress = not args.json and sys.stderr.isatty()

@@ -32,6 +32,15 @@ class ErrorCode(enum.StrEnum):
     cards on the table this turn would stay short of the minimum opening: a discard before it is
     reached, a meld after which it cannot be reached this turn, or a closed-pile take whose meld
     does not reach it."""
+    TAKE_WITH_WILDCARD = "take-with-wildcard"
+    """A house rule every preset leaves off (``RuleSet.closed_take_naturals_only``, R26): the meld
+    that takes a closed pile would hold a joker or a wildcard 2 from the hand."""
+    SET_RANK = "set-rank"
+    """A house rule every preset leaves off (``RuleSet.set_ranks``, R27): a set of a rank of
+    which the rules allow no sets."""
+    LOCKED_WILDCARD = "locked-wildcard"
+    """A house rule every preset leaves off (``RuleSet.locked_wildcards``, R29): the addition
+    would move a wildcard that stands between two natural cards of a run."""
     TOO_MANY_WILDCARDS = "too-many-wildcards"
     """The meld would hold more than one wildcard (R7)."""
     NO_SUCH_MELD = "no-such-meld"

@@ -18,8 +18,9 @@ buraco_rules.core.errors.InvalidRules: RuleSet.hand_size must be an int from 1, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import attrs
 
@@ -197,6 +198,44 @@ def _player_counts(instance: object, attribute: attrs.Attribute[Any], value: obj
         _refuse(instance, attribute, "a non-empty tuple of distinct counts from (2, 4)", value)
 
 
+SET_RANK_LABELS: Final = ("A", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+"""R5, R27: the labels of the ranks of which sets can be made (never the 2s, which are wild)."""
+ALL_SET_RANKS: Final = sum(1 << r for r in range(13) if r != 1)
+"""R5: the bitmask (bit ``r``: rank ``r + 1``) of every rank of which sets can be made."""
+_SET_RANK_TOKEN: Final = re.compile("10|[A3-9JQK]")
+
+
+def parse_set_ranks(text: str) -> tuple[int, ...] | None:
+    """The ranks (1 = ace ... 13 = king) that ``text`` names, their labels written together in
+    rank order, each once (``"AK"``, ``"10JQK"``); None for anything else."""
+    tokens = _SET_RANK_TOKEN.findall(text)
+    if not tokens or "".join(tokens) != text:
+        return None
+    ranks = tuple(1 if t == "A" else 11 + "JQK".index(t) if t in "JQK" else int(t) for t in tokens)
+    if list(ranks) != sorted(set(ranks)):
+        return None
+    return ranks
+
+
+def _set_ranks(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not str or parse_set_ranks(value) is None:
+        _refuse(
+            instance,
+            attribute,
+            "the labels of distinct ranks (A, 3-10, J, Q, K; no 2s) written together in rank "
+            "order, such as 'AK'",
+            value,
+        )
+
+
+def _long_meld_size(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not int or not (value == 0 or CANASTA_SIZE < value <= FULL_RUN):
+        _refuse(instance, attribute, f"0 or an int from {CANASTA_SIZE + 1} to {FULL_RUN}", value)
+
+
+FULL_RUN: Final = 14
+"""The longest meld: a run from ace to ace (R6)."""
+
 MIN_OPENING: Final = 15
 """R25: the smallest minimum opening a rule set may ask for (other than 0, off): one ace."""
 MAX_OPENING: Final = 150
@@ -206,6 +245,44 @@ MAX_OPENING: Final = 150
 def _opening(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if type(value) is not int or not (value == 0 or MIN_OPENING <= value <= MAX_OPENING):
         _refuse(instance, attribute, f"0 or an int from {MIN_OPENING} to {MAX_OPENING}", value)
+
+
+MAX_THRESHOLDS: Final = 8
+"""R30: the most steps a rising minimum opening may have."""
+
+
+def _thresholds(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    wanted = (
+        f"a tuple of at most {MAX_THRESHOLDS} (total, minimum) pairs, totals rising from 1 to "
+        f"{MAX_POINTS}, each minimum 0 or from {MIN_OPENING} to {MAX_OPENING}"
+    )
+    if type(value) is not tuple or len(value) > MAX_THRESHOLDS:
+        _refuse(instance, attribute, wanted, value)
+    last = 0
+    for pair in cast(tuple[Any, ...], value):
+        if (
+            type(pair) is not tuple
+            or len(pair) != 2
+            or type(pair[0]) is not int
+            or not last < pair[0] <= MAX_POINTS
+            or not _is_minimum(pair[1])
+        ):
+            _refuse(instance, attribute, wanted, value)
+        last = pair[0]
+
+
+def _team_minimums(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if type(value) is not tuple or len(value) != 2 or not all(_is_minimum(v) for v in value):
+        _refuse(
+            instance,
+            attribute,
+            f"a pair of minimums, each 0 or from {MIN_OPENING} to {MAX_OPENING}",
+            value,
+        )
+
+
+def _is_minimum(value: object) -> bool:
+    return type(value) is int and (value == 0 or MIN_OPENING <= value <= MAX_OPENING)
 
 
 @attrs.frozen(kw_only=True)
@@ -229,6 +306,10 @@ class RuleSet:
     """R3: a card is turned face up to start the discard pile."""
     sets_allowed: bool = ruled("R5", boolean)
     """R5: melds of one rank (sets) are allowed, besides runs."""
+    set_ranks: str | None = ruled("R27", optional(_set_ranks), default=None)
+    """R27, a house rule (every preset leaves it None): the ranks of which sets may be made,
+    their labels in rank order (``"AK"``: aces and kings only; ``"10JQK"``), where sets are
+    allowed (:attr:`sets_allowed`); None: every rank but the 2s (R5). Refused with ``set-rank``."""
     max_set_size: int = ruled("R5", integer(MIN_MELD_SIZE, MAX_SET_SIZE), default=MAX_SET_SIZE)
     """R5: the most cards a set may hold."""
     max_natural_aces_in_run: int = ruled("R6", integer(1, 2))
@@ -236,12 +317,30 @@ class RuleSet:
     ace_low_only: bool = ruled("R6", boolean, default=False)
     """A house rule (every preset leaves it off): the ace is low only, A-2-3 but no Q-K-A, so a
     run holds one ace at most. Refused with ``ace-low-only``."""
+    locked_wildcards: bool = ruled("R29", boolean, default=False)
+    """R29, a house rule (every preset leaves it off): a wildcard standing between two natural
+    cards of a run stays there: an addition that would move it (R8) is refused with
+    ``locked-wildcard``."""
     minimum_opening: int = ruled("R25", _opening, default=0)
     """R25, a house rule (every preset leaves it at 0, off): a team's first cards on the table,
     laid in one turn, must be worth at least this many card points (R17) before the turn ends;
     0, or from 15 to 150. Refused with ``minimum-opening``."""
+    opening_thresholds: tuple[tuple[int, int], ...] = ruled("R30", _thresholds, default=())
+    """R30, a house rule (every preset leaves it empty): the minimum opening rises with the team's
+    match total (R20): pairs ``(total, minimum)``, totals rising, each minimum 0 or 15-150 in
+    force from that total on (below the first, :attr:`minimum_opening`). A
+    :class:`~buraco_rules.Match` deals each hand with :attr:`team_minimum_openings` set."""
+    team_minimum_openings: tuple[int, int] | None = ruled(
+        "R30", optional(_team_minimums), default=None
+    )
+    """R30: the minimum opening of each team in this hand, as a match sets it from
+    :attr:`opening_thresholds`; None: :attr:`minimum_opening` for both."""
     closed_discard_pile: bool = ruled("R10", boolean)
     """R10: taking the pile needs its top card in a meld at once; otherwise it is open (R11)."""
+    closed_take_naturals_only: bool = ruled("R26", boolean, default=False)
+    """R26, a house rule (every preset leaves it off; only where the pile is closed, R10): the
+    meld that takes the pile holds, besides the pile's top card, natural cards of the hand only:
+    no joker and no 2 standing as a wildcard. Refused with ``take-with-wildcard``."""
     single_taken_card_discard_banned: bool = ruled("R11", boolean)
     """R11: a pile of one card, once taken, may not be discarded again in the same turn."""
     going_out_needs_clean_canasta: bool = ruled("R13", boolean)
@@ -276,10 +375,22 @@ class RuleSet:
         validator=instance_of(CanastaBonuses), metadata={"ruling": "R18"}
     )
     """R18: the bonus of each kind of canasta."""
+    long_meld_size: int = ruled("R28", _long_meld_size, default=0)
+    """R28, a house rule (every preset leaves it 0, off): a meld of at least this many cards (8
+    to 14) earns :attr:`long_meld_bonus` on top of its canasta bonus (R18)."""
+    long_meld_bonus: int = ruled("R28", integer(0, MAX_POINTS), default=0)
+    """R28, a house rule (0, off, in every preset): the points a meld of at least
+    :attr:`long_meld_size` cards earns on top of its canasta bonus."""
     match_target: int = ruled("R20", integer(1, MAX_POINTS))
     """R20: the total that wins a match."""
     value_by_id: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
     """R17 as a table indexed by card id (derived from ``card_values``)."""
+    opening_minimums: tuple[int, int] = attrs.field(init=False, eq=False, repr=False)
+    """R25, R30: the minimum opening of each team in a hand (derived from
+    ``team_minimum_openings``, or ``minimum_opening`` for both); (0, 0) when off."""
+    set_rank_mask: int = attrs.field(init=False, eq=False, repr=False)
+    """R5, R27 as a bitmask: bit ``r`` is set when sets of rank ``r + 1`` may be made (0 where
+    sets are not allowed; derived from ``sets_allowed`` and ``set_ranks``)."""
 
     @property
     def is_preset(self) -> bool:
@@ -296,6 +407,23 @@ class RuleSet:
         # by its validator, not here.
         values = self.card_values
         return values.by_id() if isinstance(values, CardValues) else ()
+
+    @opening_minimums.default
+    def _opening_minimums(self) -> tuple[int, int]:
+        teams = self.team_minimum_openings
+        if type(teams) is tuple:
+            return teams
+        need = self.minimum_opening
+        return need, need
+
+    @set_rank_mask.default
+    def _set_rank_mask(self) -> int:
+        if self.sets_allowed is not True:
+            return 0
+        ranks = self.set_ranks
+        if type(ranks) is not str:
+            return ALL_SET_RANKS
+        return sum(1 << (r - 1) for r in parse_set_ranks(ranks) or ())
 
     def __attrs_post_init__(self) -> None:
         """The checks of fields together (each field's own are its validator)."""
@@ -319,6 +447,21 @@ class RuleSet:
                 + (" + 1 face up" if face_up else "")
                 + f" = {describe(dealt)} cards, which leaves no stock of the {DECK_SIZE} to draw "
                 f"from{reserve} (R2, R3, R4)"
+            )
+        if self.set_ranks is not None and not self.sets_allowed:
+            raise InvalidRules(
+                "RuleSet.set_ranks needs sets (RuleSet.sets_allowed): sets of "
+                f"{self.set_ranks} are no sets at all (R5, R27)"
+            )
+        if (self.long_meld_size == 0) != (self.long_meld_bonus == 0):
+            raise InvalidRules(
+                "RuleSet.long_meld_size and RuleSet.long_meld_bonus are both 0 (off) or both set, "
+                f"not {describe(self.long_meld_size)} and {describe(self.long_meld_bonus)} (R28)"
+            )
+        if self.closed_take_naturals_only and not self.closed_discard_pile:
+            raise InvalidRules(
+                "RuleSet.closed_take_naturals_only needs a closed discard pile "
+                "(RuleSet.closed_discard_pile): an open pile is taken without a meld (R11, R26)"
             )
         if not _can_score(self):
             raise InvalidRules(

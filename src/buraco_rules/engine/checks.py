@@ -103,6 +103,7 @@ def _team_melds_after(
         union = tuple(sorted(old.multiset + cards))
         meld = classify(union, state.rules)
         _raise(verify.addition(state, index, cards, union, meld, old))
+        _raise(verify.locked_wildcard(state, index, old, cast(Meld, meld)))
         return melds[:index] + (cast(Meld, meld),) + melds[index + 1 :]
     meld = classify(cards, state.rules)
     _raise(verify.new_meld(state, cards, meld, melds))
@@ -130,6 +131,7 @@ def _check_take(state: GameState, action: TakeDiscardPile) -> Meld | None:
         hand, from_hand, " (only the pile's top card may join the meld, R10)"
     )
     melds = _team_melds_after(state, inner, cards)
+    _raise(verify.take_naturals(state, from_hand, _changed_meld(melds, inner)))
     _raise(verify.leaves_after_take(state, TEAM[seat], remaining, pile, melds))
     _raise(take_refusal(state, melds))
     return _changed_meld(melds, inner)

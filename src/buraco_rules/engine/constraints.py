@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from typing import Final
 
 from ..core.actions import AddToMeld, NewMeld
-from ..core.cards import Card, is_card
+from ..core.cards import Card, Rank, is_card
 from ..core.errors import ErrorCode
 from ..core.quoting import describe
-from ..melds.meld import Meld, MeldKind, meld_error, sets_by_rank
+from ..core.rules import RuleSet
+from ..melds.meld import Meld, MeldKind, meld_error, moves_locked, sets_by_rank, wild_among
 from .going_out import (
     hand_after_take,
     has_required_canasta,
@@ -49,6 +50,7 @@ __all__ = [
     "last_discard",
     "leaves",
     "leaves_after_take",
+    "locked_wildcard",
     "meld_index",
     "new_meld",
     "not_a_card",
@@ -56,6 +58,7 @@ __all__ = [
     "not_cards",
     "open_take",
     "play_phase",
+    "take_naturals",
     "taken_card",
     "turn",
     "uses_top",
@@ -159,6 +162,22 @@ def uses_top(state: GameState, cards: tuple[Card, ...]) -> Refusal | None:
     return None
 
 
+def take_naturals(state: GameState, from_hand: tuple[Card, ...], meld: Meld) -> Refusal | None:
+    """R26 (``RuleSet.closed_take_naturals_only``, a house rule): the cards ``from_hand`` that
+    take a closed pile (R10) with the pile's top card stand as natural cards in the ``meld``
+    they make or change; none is a wildcard."""
+    if not state.rules.closed_take_naturals_only:
+        return None
+    wild = wild_among(from_hand, meld)
+    if wild is None:
+        return None
+    return (
+        ErrorCode.TAKE_WITH_WILDCARD,
+        f"{wild.pretty} would be a wildcard: the meld that takes the pile holds its top card and "
+        "natural cards of your hand only (R26, a house rule: RuleSet.closed_take_naturals_only)",
+    )
+
+
 def not_a_card(value: object) -> Refusal | None:
     """``value`` is a card (a :class:`~buraco_rules.Card` of the deck, nothing that merely
     compares equal to one)."""
@@ -201,6 +220,12 @@ def new_meld(
             return code, f"{what}: a meld may hold only one wildcard (R7)"
         if code is ErrorCode.ACE_LOW_ONLY:
             return code, f"{what} puts an ace above the king, {_LOW_ONLY}"
+        if code is ErrorCode.SET_RANK:
+            return (
+                code,
+                f"{what} is a set of a rank the rules allow no sets of: sets are of "
+                f"{_set_ranks_text(state.rules)} only (R27, a house rule: RuleSet.set_ranks)",
+            )
         kinds = "a run or a set" if state.rules.sets_allowed else "a run"
         return code, f"{what} is not {kinds} (R5, R6)"
     rank = meld.rank
@@ -210,6 +235,11 @@ def new_meld(
             f"your team already has a set of {rank.label}s; add to it instead (R5)",
         )
     return None
+
+
+def _set_ranks_text(rules: RuleSet) -> str:
+    """The ranks of which ``rules`` allow sets, for a message (``A, K``)."""
+    return ", ".join(Rank(r + 1).label for r in range(13) if rules.set_rank_mask >> r & 1)
 
 
 def addition(
@@ -236,6 +266,21 @@ def addition(
     if code is ErrorCode.ACE_LOW_ONLY:
         return code, f"adding {what} to meld {index} puts an ace above the king, {_LOW_ONLY}"
     return code, f"{what} cannot be added to meld {index} ({old}) (R5, R6, R8)"
+
+
+def locked_wildcard(state: GameState, index: int, old: Meld, meld: Meld) -> Refusal | None:
+    """R29 (``RuleSet.locked_wildcards``, a house rule): the addition that turns meld ``index``
+    (``old``) into ``meld`` leaves a wildcard that stood between two natural cards where it
+    stood."""
+    if not state.rules.locked_wildcards or not moves_locked(old, meld):
+        return None
+    wild = old.wildcard
+    what = "its wildcard" if wild is None else f"its wildcard {wild.pretty}"
+    return (
+        ErrorCode.LOCKED_WILDCARD,
+        f"that would move {what} in meld {index} ({old}) from between two natural cards, where "
+        "it is locked (R29, a house rule: RuleSet.locked_wildcards)",
+    )
 
 
 def leaves(

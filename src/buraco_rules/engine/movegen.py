@@ -25,7 +25,7 @@ from typing import Final
 from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..core.cards import Card, all_cards
 from ..core.memo import memoised
-from ..melds.meld import IS_WILD, Meld, sets_by_rank
+from ..melds.meld import IS_WILD, Meld, gap_place, moves_locked, sets_by_rank
 from ..melds.search import (
     NOTHING_FIXED,
     counted_set_options,
@@ -40,7 +40,14 @@ from ..melds.search import (
     wild_kinds,
     with_top,
 )
-from .constraints import empty_stock, last_discard, leaves, leaves_after_take, taken_card
+from .constraints import (
+    empty_stock,
+    last_discard,
+    leaves,
+    leaves_after_take,
+    take_naturals,
+    taken_card,
+)
 from .going_out import banned_after, kept_after_take, remove_cards
 from .recipes import corrupt_hand, melds_with, result_of
 from .state import TEAM, GameState, Listed, Phase
@@ -244,8 +251,11 @@ def _set_options(
         held_cards[c] += 1
     held = sets_by_rank(melds)
     only = -1 if top is None or IS_WILD[top] else top % 13
+    allowed = rules.set_rank_mask  # R27: the ranks of which sets may be made
     found: list[Group] = []
     for r in _SET_RANKS if only < 0 else (only,):
+        if not allowed >> r & 1:
+            continue
         index = held.get(r, -1)
         count = held_cards[r] + held_cards[r + 13] + held_cards[r + 26] + held_cards[r + 39]
         # R5: a team holds one set of a rank; more cards go onto it
@@ -268,7 +278,10 @@ def _play_actions(state: GameState) -> Generated:
     size = len(hand)
     actions: list[Action] = []
     recipes: list[Listed] = []
-    for index, options in _option_groups(state, hand):
+    groups = _option_groups(state, hand)
+    if state.rules.locked_wildcards:
+        groups = _unlocked_groups(state, groups)
+    for index, options in groups:
         # Many options: look their actions up at once (see _kept_group); few: one by one, which
         # costs less than building the group's key.
         group = _kept_group(index, options) if len(options) >= _GROUPED else None
@@ -311,6 +324,30 @@ def _play_actions(state: GameState) -> Generated:
     return tuple(actions), tuple(recipes)
 
 
+def _keeps_locked(state: GameState, index: int, cards: tuple[Card, ...]) -> bool:
+    """R29: the option ``(index, cards)`` leaves meld ``index``'s locked wildcard where it stands
+    (:func:`~buraco_rules.engine.constraints.locked_wildcard`); always so for a new meld."""
+    if index < 0:
+        return True
+    old = state.melds[TEAM[state.current_player]][index]
+    if not gap_place(old):
+        return True
+    result = result_of(state, (index, cards))
+    if result is None:
+        raise corrupt_hand(state)
+    return not moves_locked(old, result)
+
+
+def _unlocked_groups(state: GameState, groups: list[Group]) -> list[Group]:
+    """``groups`` without the options that move a locked wildcard (R29)."""
+    kept: list[Group] = []
+    for index, options in groups:
+        allowed = tuple([cards for cards in options if _keeps_locked(state, index, cards)])
+        if allowed:
+            kept.append((index, allowed))
+    return kept
+
+
 def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> tuple[Meld, ...]:
     """The team's melds once the option ``(index, cards)`` of the search is laid."""
     result = result_of(state, (index, cards))
@@ -318,6 +355,20 @@ def _melds_once_made(state: GameState, index: int, cards: tuple[Card, ...]) -> t
         raise corrupt_hand(state)
     action = _meld_action(index, cards)[0]
     return melds_with(state.melds[TEAM[state.current_player]], action, result)
+
+
+def _naturals_take(state: GameState, index: int, cards: tuple[Card, ...], top: Card) -> bool:
+    """R26: the take's option ``(index, cards)`` (the top card among ``cards``) holds no wildcard
+    from the hand (:func:`~buraco_rules.engine.constraints.take_naturals`)."""
+    from_hand = remove_cards(cards, (top,))
+    if from_hand is None:
+        raise corrupt_hand(state)
+    if not any(IS_WILD[c] for c in from_hand):
+        return True  # the quick answer: nothing from the hand could be wild
+    result = result_of(state, (index, cards))
+    if result is None:
+        raise corrupt_hand(state)
+    return take_naturals(state, from_hand, result) is None
 
 
 def _draw_actions(state: GameState) -> Generated:
@@ -339,7 +390,13 @@ def _draw_actions(state: GameState) -> Generated:
     kept = len(hand) + len(rest)  # cards held after the take, before the meld's hand cards go
     actions: list[Action] = list(draw[0])
     recipes: list[Listed] = list(draw[1])
+    naturals_only = state.rules.closed_take_naturals_only
+    locked = state.rules.locked_wildcards
     for index, cards in _take_options(state, hand, top):
+        if naturals_only and not _naturals_take(state, index, cards, top):
+            continue  # R26, a house rule
+        if locked and not _keeps_locked(state, index, cards):
+            continue  # R29, a house rule
         if kept - (len(cards) - 1) < 2:  # R14 decides the big ones
             remaining = kept_after_take(hand, top, cards)
             if remaining is None:

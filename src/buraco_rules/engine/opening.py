@@ -35,6 +35,7 @@ __all__ = [
     "SEARCH_NODES",
     "discard_refusal",
     "meld_refusal",
+    "need_of",
     "reaches",
     "restrict",
     "short",
@@ -49,11 +50,17 @@ for it is refused the same way whenever it is asked (the search is deterministic
 _RULE: Final = "(R25, a house rule: RuleSet.minimum_opening)"
 
 
-def short(state: GameState, melds: Sequence[Meld]) -> bool:
-    """The team whose ``melds`` these are has cards on the table worth less than the minimum
-    opening: it is in its opening turn and has not reached the minimum yet (a bare table is not
-    short: nothing has been opened)."""
-    need = state.rules.minimum_opening
+def need_of(state: GameState, team: int | None = None) -> int:
+    """The minimum opening of ``team`` (by default the team to act) in this hand: R25's, or R30's
+    as the match set it for the team (``RuleSet.opening_minimums``)."""
+    return state.rules.opening_minimums[TEAM[state.current_player] if team is None else team]
+
+
+def short(state: GameState, melds: Sequence[Meld], team: int | None = None) -> bool:
+    """The team whose ``melds`` these are (``team``, by default the team to act) has cards on
+    the table worth less than its minimum opening: it is in its opening turn and has not reached
+    the minimum yet (a bare table is not short: nothing has been opened)."""
+    need = need_of(state, team)
     return bool(melds) and need > 0 and table_points(melds, state.rules)[0] < need
 
 
@@ -69,7 +76,7 @@ def reaches(after: GameState, emptied: bool, budget: list[int]) -> bool:
     it finds again one meld later, as the same subtree is searched with at least as much budget.
     """
     rules = after.rules
-    need = rules.minimum_opening
+    need = need_of(after)
     seat = after.current_player
     melds = after.melds[TEAM[seat]]
     laid = table_points(melds, rules)[0]
@@ -114,7 +121,7 @@ def restrict(state: GameState, listing: Generated) -> Generated:
     without the closed-pile takes that open the table short of the minimum; in the play phase,
     without the melds from which it cannot be reached this turn and, while the table is short,
     without the discards. The rest, in the generator's order."""
-    need = state.rules.minimum_opening
+    need = need_of(state)
     if need <= 0 or state.phase is Phase.OVER:
         return listing
     melds = state.melds[TEAM[state.current_player]]
@@ -158,7 +165,7 @@ def take_refusal(state: GameState, after: Sequence[Meld]) -> Refusal | None:
     """A closed-pile take (R10) by a team whose table is short of the minimum (or bare) must reach
     it with its own meld, ``after`` being the team's melds once it is laid: what the rest of the
     pile holds is hidden from the taker, so no search may count on it."""
-    need = state.rules.minimum_opening
+    need = need_of(state)
     before = _team_melds(state)
     if need <= 0 or table_points(before, state.rules)[0] >= need:
         return None
@@ -175,7 +182,7 @@ def take_refusal(state: GameState, after: Sequence[Meld]) -> Refusal | None:
 def meld_refusal(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> Refusal | None:
     """A meld (``result`` being the meld it makes) from which the minimum opening cannot be
     reached this turn, while the team's table is short of it (or bare)."""
-    need = state.rules.minimum_opening
+    need = need_of(state)
     if need <= 0 or table_points(_team_melds(state), state.rules)[0] >= need:
         return None
     if _meld_reaches(state, action, result):
@@ -194,7 +201,7 @@ def discard_refusal(state: GameState) -> Refusal | None:
     if not short(state, melds):
         return None
     laid = table_points(melds, state.rules)[0]
-    need = state.rules.minimum_opening
+    need = need_of(state)
     return (
         ErrorCode.MINIMUM_OPENING,
         f"your team's table is worth {laid} points this turn, short of the minimum opening of "

@@ -33,6 +33,7 @@ from .state import GameState, Listed, Phase
 __all__ = ["apply", "is_legal", "legal_actions", "new_game", "why_illegal"]
 
 _CARD_IDS: Final = len(all_cards())
+_NO_MINIMUM: Final = (0, 0)
 
 
 def new_game(
@@ -116,7 +117,7 @@ def _generated(state: GameState) -> Generated:
     cached = state._legal
     if cached is None:
         cached = generate(state)
-        if state.rules.minimum_opening:  # a house rule across the turn (R25)
+        if state.rules.opening_minimums != _NO_MINIMUM:  # a house rule across the turn (R25)
             cached = restrict(state, cached)
         object.__setattr__(state, "_legal", cached)  # a cache: not part of the state's value
     return cached

@@ -44,10 +44,19 @@ class TeamScore:
 
 
 def canasta_bonus(meld: Meld, rules: RuleSet) -> int:
-    """The bonus one meld earns: only its highest canasta kind counts (R18)."""
+    """The bonus one meld earns: only its highest canasta kind counts (R18); a long meld earns
+    the house rule's bonus on top (R28, ``RuleSet.long_meld_bonus``)."""
     kind = meld.canasta_kind
     if kind is None:
         return 0
+    long_size = rules.long_meld_size
+    if long_size and len(meld.cards) >= long_size:  # R28
+        return _kind_bonus(meld, kind, rules) + rules.long_meld_bonus
+    return _kind_bonus(meld, kind, rules)
+
+
+def _kind_bonus(meld: Meld, kind: CanastaKind, rules: RuleSet) -> int:
+    """The bonus of the canasta ``meld``'s highest ``kind`` (R18, R22)."""
     bonuses = rules.canasta_bonuses
     if kind is CanastaKind.MIXED:
         semi_clean = bonuses.semi_clean

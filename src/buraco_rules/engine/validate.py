@@ -29,7 +29,7 @@ from ..core.quoting import describe, kind_of
 from ..core.rules import RuleSet
 from ..melds.meld import Meld, MeldKind, classify
 from .going_out import has_required_canasta, may_discard_last, stock_exhausted
-from .opening import SEARCH_NODES, reaches, short
+from .opening import SEARCH_NODES, need_of, reaches, short
 from .state import TEAM, GameState, Phase
 
 __all__ = ["validate"]
@@ -310,17 +310,18 @@ def _opening_problems(state: GameState) -> Iterator[str]:
     # have no legal action (the discard is refused, and no meld is listed).
     seat = state.current_player
     for team, melds in enumerate(state.melds):
-        if not short(state, melds):
+        if not short(state, melds, team):
             continue
+        need = need_of(state, team)
         if state.phase is not Phase.PLAY or team != TEAM[seat]:
             yield (
                 f"team {team}'s table is short of the minimum opening of "
-                f"{state.rules.minimum_opening} outside its opening turn: no move leads there (R25)"
+                f"{need} outside its opening turn: no move leads there (R25)"
             )
         elif not reaches(state, False, [SEARCH_NODES]):
             yield (
                 f"team {team}'s table is short of the minimum opening of "
-                f"{state.rules.minimum_opening} and seat {seat} cannot reach it this turn: no move "
+                f"{need} and seat {seat} cannot reach it this turn: no move "
                 "leads there (R25)"
             )
 

@@ -11,18 +11,22 @@ ranks 3-K are 3-13. A run is stored as the bitmask of its natural positions.
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 import attrs
 
 from ..core.cards import JOKER, Card, Rank, Suit, all_cards, is_card
+from ..core.decks import DECK_COUNTS
 from ..core.errors import ErrorCode
 from ..core.memo import memoised
 from ..core.quoting import describe
-from ..core.rules import CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
+from ..core.rules import ALL_SET_RANKS, CANASTA_SIZE, MIN_MELD_SIZE, RuleSet
 from .geometry import (
     ACE_BITS,
+    ACE_HIGH,
+    ACE_LOW,
     FULL_SPAN,
     MAX_HOLES,
     TWO_PLACE,
@@ -87,7 +91,9 @@ class Meld:
     def from_cards(cls, cards: Iterable[Card | str], rules: RuleSet) -> Meld | None:
         """The meld these cards form under ``rules``, or None when they form none (R5-R8).
 
-        Notation strings are parsed; anything that is not a card is a ``ValueError``.
+        Notation strings are parsed; anything that is not a card is a ``ValueError``, and so are
+        more copies of a card than the two decks hold (R2: two of each card, four jokers), naming
+        the card: no game can lay seven A♠.
         """
         exact = []
         for c in cards:
@@ -95,6 +101,11 @@ class Meld:
             if not is_card(card):
                 raise ValueError(f"{describe(c)} is not a card")
             exact.append(card)
+        for card, count in sorted(Counter(exact).items()):
+            if count > DECK_COUNTS[card]:
+                raise ValueError(
+                    f"{card.pretty} {count} times: the two decks hold {DECK_COUNTS[card]} (R2)"
+                )
         return _own(_classify(tuple(sorted(exact)), *_meld_rules(rules)))
 
     @property
@@ -137,13 +148,17 @@ class Meld:
         return " ".join(str(c) for c in self.cards)
 
 
-def _meld_rules(rules: RuleSet) -> tuple[int, bool, int, bool]:
+def _meld_rules(rules: RuleSet) -> tuple[int, int, int, bool]:
     return (
         rules.max_natural_aces_in_run,
-        rules.sets_allowed,
+        rules.set_rank_mask,
         rules.max_set_size,
         rules.ace_low_only,
     )
+
+
+_ACE_LOW_BIT: Final = 1 << ACE_LOW
+_ACE_HIGH_BIT: Final = 1 << ACE_HIGH
 
 
 def _card_at(base: int, position: int) -> Card:
@@ -152,12 +167,12 @@ def _card_at(base: int, position: int) -> Card:
 
 @memoised(maxsize=1 << 16)
 def _classify(
-    cards: tuple[Card, ...], max_aces: int, sets_allowed: bool, max_set_size: int, low_only: bool
+    cards: tuple[Card, ...], max_aces: int, set_ranks: int, max_set_size: int, low_only: bool
 ) -> Meld | None:
     run = _layout_run(cards, max_aces, low_only)
-    if run is not None or not sets_allowed:
+    if run is not None or not set_ranks:
         return run
-    return _layout_set(cards, max_set_size)
+    return _layout_set(cards, max_set_size, set_ranks)
 
 
 def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld | None:
@@ -201,6 +216,12 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld 
             lo = lowest(naturals)
             hi = highest(naturals)
             gaps = hi - lo + 1 - naturals.bit_count()
+            if gaps and places == _ACE_LOW_BIT and not low_only:
+                # R22: where the ace may stand high instead and leave no hole (A-W-3...K as
+                # W-3...K-A), the wildcard is laid at the end, as a player would lay it.
+                high = with_two | _ACE_HIGH_BIT
+                if highest(high) - lowest(high) + 1 == high.bit_count():
+                    naturals, lo, hi, gaps = high, lowest(high), highest(high), 0
             wild = wilds[0] if wilds else None
             laid = [_card_at(base, p) if naturals >> p & 1 else wilds[0] for p in range(lo, hi + 1)]
             if wild is not None and not gaps:
@@ -217,7 +238,7 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld 
     return None
 
 
-def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
+def _layout_set(cards: tuple[Card, ...], max_set_size: int, set_ranks: int) -> Meld | None:
     if not MIN_MELD_SIZE <= len(cards) <= max_set_size:
         return None
     rank = -1
@@ -234,6 +255,8 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
                 return None
     if rank < 0 or len(wilds) > 1:
         return None  # R5: no sets of 2s or jokers; R7: one wildcard at most
+    if not set_ranks >> rank & 1:
+        return None  # R27: no sets of this rank
     return Meld(
         cards=tuple(naturals + wilds),
         kind=MeldKind.SET,
@@ -247,10 +270,14 @@ def _layout_set(cards: tuple[Card, ...], max_set_size: int) -> Meld | None:
 
 def meld_error(cards: tuple[Card, ...], rules: RuleSet) -> ErrorCode:
     """Why ``cards`` (which form no valid meld under ``rules``) fail: a run that needs a high ace
-    where the ace is low only, too many wildcards, or not a meld at all."""
-    max_aces, sets_allowed, max_set_size, low_only = _meld_rules(rules)
-    if low_only and _classify(cards, max_aces, sets_allowed, max_set_size, False) is not None:
+    where the ace is low only, a set of a rank the rules allow no sets of, too many wildcards,
+    or not a meld at all."""
+    max_aces, set_ranks, max_set_size, low_only = _meld_rules(rules)
+    if low_only and _classify(cards, max_aces, set_ranks, max_set_size, False) is not None:
         return ErrorCode.ACE_LOW_ONLY
+    narrowed = set_ranks and set_ranks != ALL_SET_RANKS  # R27
+    if narrowed and _classify(cards, max_aces, ALL_SET_RANKS, max_set_size, low_only) is not None:
+        return ErrorCode.SET_RANK
     naturals = [c for c in cards if not IS_WILD[c]]
     wild = len(cards) - len(naturals)
     suits = {c // 13 for c in naturals}
@@ -259,6 +286,54 @@ def meld_error(cards: tuple[Card, ...], rules: RuleSet) -> ErrorCode:
     if could_be_run and any(c == 13 * min(suits) + 1 for c in cards):
         wild -= 1
     return ErrorCode.TOO_MANY_WILDCARDS if wild > 1 else ErrorCode.INVALID_MELD
+
+
+def wild_among(added: tuple[Card, ...], meld: Meld) -> Card | None:
+    """A card of ``added`` (cards put into ``meld``, in id order) that stands in it as a
+    wildcard, or None when every one of them stands as a natural card (R26). A joker never does;
+    a 2 does unless it is of a run's own suit in its own place (R7), and copies are
+    interchangeable (R2): the added copies count as natural before any the meld held already."""
+    for c in added:
+        if not IS_WILD[c]:
+            continue
+        if c == _J or meld.suit is None or c != meld.suit * 13 + 1:
+            return c
+        natural = meld.naturals >> TWO_PLACE & 1
+        if added.count(c) > natural:
+            return c
+    return None
+
+
+def gap_place(meld: Meld) -> int:
+    """The run position (2-13) that ``meld``'s wildcard fills between two natural cards, or 0
+    when it has none there (clean, floating at an end, or a set)."""
+    return 0 if meld.wildcard is None else _hole(meld.naturals)
+
+
+def _hole(naturals: int) -> int:
+    """The position missing between the lowest and highest of ``naturals``, or 0."""
+    if not naturals:
+        return 0
+    lo = lowest(naturals)
+    holes = ((1 << (highest(naturals) + 1)) - (1 << lo)) & ~naturals
+    return lowest(holes) if holes else 0
+
+
+def moves_locked(old: Meld, new: Meld) -> bool:
+    """R29: the addition that turns ``old`` into ``new`` moves a wildcard that stood between two
+    natural cards (R8: the natural card of its place is laid, or the run is laid out again
+    with the wildcard elsewhere)."""
+    place = gap_place(old)
+    if not place:
+        return False
+    if new.wildcard is None:
+        return True  # it turned natural (R7, R8)
+    naturals = new.naturals
+    if old.naturals & _ACE_LOW_BIT and naturals & _ACE_HIGH_BIT and not naturals & _ACE_LOW_BIT:
+        # The ace the old layout laid low may still stand there (R22 lays it high when that
+        # leaves no hole): the wildcard stays between the ace and the 3.
+        naturals ^= ACE_BITS
+    return _hole(naturals) != place
 
 
 def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:

@@ -211,7 +211,7 @@ class Match:
         if not isinstance(self.rules, RuleSet) or not isinstance(self.hand, GameState):
             raise ValueError("a match needs a RuleSet and a GameState; start one with new_match")
         hand = self.hand
-        if (hand.rules is not self.rules and hand.rules != self.rules) or (
+        if (hand.rules is not self.rules and not _same_match_rules(hand.rules, self.rules)) or (
             hand.players != self.players
         ):
             raise ValueError("the hand in play must be dealt under the match's rules and players")
@@ -258,6 +258,32 @@ class Match:
         return len(self.scores) >= MAX_MATCH_HANDS or self.winner is not None
 
 
+def hand_rules(rules: RuleSet, totals: tuple[int, int]) -> RuleSet:
+    """The rules of a match's next hand when the teams' totals are ``totals`` (R20): ``rules``
+    themselves, or under a rising minimum opening (R30, ``RuleSet.opening_thresholds``) with each
+    team's minimum in force (``RuleSet.team_minimum_openings``)."""
+    steps = rules.opening_thresholds
+    if not steps:
+        return rules
+    needs = []
+    for total in totals:
+        need = rules.minimum_opening
+        for threshold, minimum in steps:
+            if total >= threshold:
+                need = minimum
+        needs.append(need)
+    return attrs.evolve(rules, team_minimum_openings=(needs[0], needs[1]))
+
+
+def _same_match_rules(hand: RuleSet, match: RuleSet) -> bool:
+    """``hand`` is ``match`` (a match's rules) with at most R30's minimums set for the hand."""
+    if hand == match:
+        return True
+    return bool(match.opening_thresholds) and hand == attrs.evolve(
+        match, team_minimum_openings=hand.team_minimum_openings
+    )
+
+
 def winner_of(rules: RuleSet, totals: tuple[int, int], hands: int) -> int | None:
     """The team that has won a match with ``totals`` after ``hands`` finished hands, or None
     (R20): once a team's total has reached the target, the higher total wins; equal totals play
@@ -280,7 +306,7 @@ def check_match(match: Match) -> None:
     first seat is a seat and the decks are decks. (The states themselves are
     :func:`buraco_rules.validate`'s to check.)"""
     hands = match.finished_hands
-    if any(h.rules != match.rules or h.players != match.players for h in hands):
+    if any(h.players != match.players for h in hands):
         raise ValueError("the match's hands are not all of its rule set and player count")
     if not 0 <= match.first_player < match.players:
         raise ValueError(f"{match.rules.title} has no seat {match.first_player} of {match.players}")
@@ -291,11 +317,15 @@ def check_match(match: Match) -> None:
             raise ValueError(f"decks: {error}") from None
     totals = (0, 0)  # after the hands before hand k: added up once, not again for each k
     for k, (hand, pair) in enumerate(zip(hands, match.scores, strict=True)):
+        if hand.rules != hand_rules(match.rules, totals):  # R30: the minimums of its totals
+            raise ValueError("the match's hands are not all of its rule set and player count")
         if not hand.is_over or score(hand) != pair:
             raise ValueError(f"finished hand {k} is not over, or its scores are not its own")
         if k and winner_of(match.rules, totals, k) is not None:
             raise ValueError(f"the match was decided before hand {k} (R20)")
         totals = (totals[0] + pair[0].total, totals[1] + pair[1].total)
+    if not match.is_over and match.hand.rules != hand_rules(match.rules, totals):
+        raise ValueError("the hand in play is not dealt under the match's rules (R20, R30)")
     decided = match.hand.is_over and hands[-1:] == (match.hand,)
     if match.is_over != decided or (not match.is_over and match.hand.is_over):
         raise ValueError("the hand in play does not match whether the match is decided (R20)")
@@ -341,7 +371,7 @@ def new_match(
             )
         explicit = tuple(tuple(check_deck(deck)) for deck in decks)
     first = reducer.new_game(
-        rules,
+        hand_rules(rules, (0, 0)) if isinstance(rules, RuleSet) else rules,
         players,
         seed=None if seed is None else Match.hand_seed(seed, 0),
         deck=None if explicit is None else explicit[0],
@@ -360,12 +390,13 @@ def new_match(
 def _deal(match: Match, k: int) -> GameState:
     """Hand ``k`` of ``match`` (R20: the first player moves one seat each hand)."""
     first_player = (match.first_player + k) % match.players
+    rules = hand_rules(match.rules, match.totals)  # R30: each team's minimum opening
     if match.seed is not None:
         seed = Match.hand_seed(match.seed, k)
-        return reducer.new_game(match.rules, match.players, seed=seed, first_player=first_player)
+        return reducer.new_game(rules, match.players, seed=seed, first_player=first_player)
     decks = match.decks or ()  # never empty: checked when the match was made
     deck = decks[k % len(decks)]
-    return reducer.new_game(match.rules, match.players, deck=deck, first_player=first_player)
+    return reducer.new_game(rules, match.players, deck=deck, first_player=first_player)
 
 
 def apply_to_match(match: Match, action: object, player: object = None) -> Match:

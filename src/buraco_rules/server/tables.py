@@ -474,13 +474,21 @@ def _resent(place: _Seat, seq: int, action: object) -> Message:
 def _read_spec(request: object) -> tuple[Any, int, list[str], bool]:
     if not isinstance(request, dict):
         raise CreateError("a table request is a JSON object")
-    unknown = set(request) - {"variant", "players", "seats", "match"}
+    unknown = set(request) - {"variant", "players", "seats", "match", "options"}
     if unknown:
         raise CreateError(f"unknown fields {sorted(unknown)[:5]}")
     name = request.get("variant", "canasta-stbl")
     if not isinstance(name, str) or name not in variants.NAMES:
         raise CreateError(f"variant must be one of {', '.join(variants.NAMES)}")
     rules = variants.get(name)
+    options = request.get("options", {})  # house rules (variants.OPTIONS), validated as such
+    if not isinstance(options, dict) or len(options) > len(variants.OPTIONS):
+        raise CreateError(f"options is an object of house rules: {', '.join(variants.OPTIONS)}")
+    if options:
+        try:
+            rules = variants.with_options(rules, **options)
+        except ValueError as error:  # InvalidRules, naming the option
+            raise CreateError(f"options: {error}") from None
     players = request.get("players", rules.default_players)
     if type(players) is not int or players not in rules.player_counts:
         counts = " or ".join(map(str, rules.player_counts))

@@ -15,8 +15,19 @@ from .buraco_fechado import BURACO_FECHADO
 from .canasta_stbl import CANASTA_STBL
 from .italian import ITALIAN
 from .italian_fibur import ITALIAN_FIBUR
+from .options import OPTIONS, parse_option, with_options
 
-__all__ = ["BURACO_FECHADO", "CANASTA_STBL", "ITALIAN", "ITALIAN_FIBUR", "NAMES", "get"]
+__all__ = [
+    "BURACO_FECHADO",
+    "CANASTA_STBL",
+    "ITALIAN",
+    "ITALIAN_FIBUR",
+    "NAMES",
+    "OPTIONS",
+    "get",
+    "parse_option",
+    "with_options",
+]
 
 _BY_NAME = MappingProxyType(
     {r.name: r for r in (BURACO_FECHADO, CANASTA_STBL, ITALIAN, ITALIAN_FIBUR)}

@@ -1,0 +1,45 @@
+"""``--option NAME=VALUE`` (repeatable) of ``simulate``, ``play`` and ``match``: the house rules
+(``buraco_rules.variants.OPTIONS``) a table plays on top of its ``--variant``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.errors import InvalidRules
+from ..core.rules import RuleSet
+from ..play.rendering import escape
+from ..variants import OPTIONS, parse_option, with_options
+
+__all__ = ["add_house_options", "option_pair", "rules_of"]
+
+
+def option_pair(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` of a house-rule option, as its name and value."""
+    try:
+        return parse_option(text)
+    except InvalidRules as error:
+        raise argparse.ArgumentTypeError(escape(str(error))) from None
+
+
+def add_house_options(parser: argparse.ArgumentParser) -> None:
+    """``--option NAME=VALUE``, repeatable."""
+    parser.add_argument(
+        "--option",
+        type=option_pair,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a house rule on top of the variant, repeatable: "
+        + "; ".join(f"{name}: {line}" for name, line in OPTIONS.items()),
+    )
+
+
+def rules_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> RuleSet:
+    """``--variant`` with the ``--option`` house rules in force; a contradiction exits 2."""
+    rules: RuleSet = args.variant
+    if not args.option:
+        return rules
+    try:
+        return with_options(rules, **dict(args.option))
+    except InvalidRules as error:
+        parser.error(escape(str(error)))

@@ -1,0 +1,149 @@
+"""A table's rules named as a preset plus house-rule options (R25 on; docs/rules/house-rules.md).
+
+>>> from buraco_rules import variants
+>>> rules = variants.with_options("buraco-fechado", closed_take_naturals_only=True, set_ranks="AK")
+>>> rules.closed_take_naturals_only, rules.sets_allowed, rules.set_ranks, rules.is_preset
+(True, True, 'AK', False)
+>>> variants.with_options("italian", closed_take_naturals_only=True)
+Traceback (most recent call last):
+...
+buraco_rules.core.errors.InvalidRules: RuleSet.closed_take_naturals_only needs a closed discard ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final
+
+import attrs
+
+from ..core.errors import InvalidRules
+from ..core.quoting import describe, quote_text
+from ..core.rules import _PRESETS, MAX_THRESHOLDS, RuleSet
+
+__all__ = ["OPTIONS", "parse_option", "with_options"]
+
+OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "ace_low_only": "the ace is low only: A-2-3, but no Q-K-A (true/false)",
+        "minimum_opening": "R25: a team's first melds, laid in one turn, are worth at least this "
+        "many points (0 off, or 15-150)",
+        "closed_take_naturals_only": "R26: a closed pile is taken with its top card and natural "
+        "cards of the hand only, no wildcard (true/false)",
+        "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings); turns sets on",
+        "locked_wildcards": "R29: a wildcard between two natural cards of a run stays there "
+        "(true/false)",
+        "opening_thresholds": "R30: the minimum opening rises with the team's match total, as "
+        "TOTAL:MINIMUM pairs such as 1500:50,3000:90 (a list of pairs in JSON)",
+        "long_meld_size": "R28: a meld of at least this many cards (8-14) earns long_meld_bonus",
+        "long_meld_bonus": "R28: the points a long meld earns on top of its canasta bonus",
+    }
+)
+"""The house-rule options by name (each a ``RuleSet`` field, off in every preset), with a line
+saying what each changes: the names :func:`with_options`, the server and ``--option`` accept."""
+
+_KINDS: Final[Mapping[str, type]] = MappingProxyType(
+    {
+        "ace_low_only": bool,
+        "minimum_opening": int,
+        "closed_take_naturals_only": bool,
+        "set_ranks": str,
+        "locked_wildcards": bool,
+        "opening_thresholds": tuple,
+        "long_meld_size": int,
+        "long_meld_bonus": int,
+    }
+)
+
+
+def _preset(preset: object) -> RuleSet:
+    if isinstance(preset, RuleSet):
+        if not preset.is_preset:
+            raise InvalidRules(f"{preset.name} with options is not a preset; start from a preset")
+        return preset
+    if type(preset) is not str:
+        raise InvalidRules(f"the preset must be a preset's name or RuleSet, not {describe(preset)}")
+    found = _PRESETS.get(preset)  # the presets by name, as variants.get reads them
+    if found is None:
+        raise InvalidRules(
+            f"unknown variant {quote_text(preset)}; choose one of {', '.join(_PRESETS)}"
+        )
+    return found
+
+
+def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
+    """The rule set of ``preset`` (a preset's name or the preset itself) with the house-rule
+    ``options`` (:data:`OPTIONS`) in force. Each option is checked as its ``RuleSet`` field is, and
+    against the preset: an unknown option, a value of the wrong kind or an option the preset
+    contradicts (no closed pile to take with naturals only, say) is an
+    :class:`~buraco_rules.InvalidRules` that names it. ``set_ranks`` turns sets on
+    (``sets_allowed``) in a preset without them. The result is no longer a preset
+    (``RuleSet.is_preset``): store it whole, as the JSON codec does."""
+    rules = _preset(preset)
+    changes: dict[str, Any] = {}
+    for name, value in options.items():
+        if name not in OPTIONS:
+            raise InvalidRules(
+                f"unknown option {quote_text(name)}; the options are {', '.join(OPTIONS)}"
+            )
+        changes[name] = _pairs(value) if name == "opening_thresholds" else value
+    if not changes:
+        return rules
+    if changes.get("set_ranks") is not None:
+        changes["sets_allowed"] = True  # R27 chooses the ranks of sets, so it turns them on
+    try:
+        return attrs.evolve(rules, **changes)
+    except InvalidRules:
+        raise
+    except (TypeError, ValueError) as error:  # attrs' own refusal of an argument
+        raise InvalidRules(f"bad options for {rules.name}: {error}") from None
+
+
+def _pairs(value: object) -> object:
+    """A JSON list of ``[total, minimum]`` lists as the tuple of pairs ``RuleSet`` holds; anything
+    else as it is, for the field's own check to refuse."""
+    if type(value) not in (list, tuple) or len(value) > MAX_THRESHOLDS:  # type: ignore[arg-type]
+        return value
+    return tuple(
+        tuple(pair) if type(pair) in (list, tuple) else pair
+        for pair in value  # type: ignore[attr-defined]
+    )
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` as the command line writes an option, as its name and its value: ``true``
+    or ``false`` for a yes/no option, a whole number, or text (``set_ranks=AK``). A bad one is
+    an :class:`~buraco_rules.InvalidRules` naming it."""
+    name, equals, raw = text.partition("=")
+    name = name.strip()
+    raw = raw.strip()
+    if not equals or name not in _KINDS:
+        raise InvalidRules(
+            f"{quote_text(text)} is not NAME=VALUE of an option: {', '.join(OPTIONS)}"
+        )
+    kind = _KINDS[name]
+    if kind is bool:
+        if raw.lower() not in ("true", "false"):
+            raise InvalidRules(f"option {name} takes true or false, not {quote_text(raw)}")
+        return name, raw.lower() == "true"
+    if kind is tuple:  # TOTAL:MINIMUM,...
+        pairs = []
+        for item in raw.split(",")[: MAX_THRESHOLDS + 1]:
+            total, colon, minimum = item.strip().partition(":")
+            if not colon or not _digits(total) or not _digits(minimum):
+                raise InvalidRules(
+                    f"option {name} takes TOTAL:MINIMUM pairs such as 1500:50,3000:90, "
+                    f"not {quote_text(raw)}"
+                )
+            pairs.append((int(total), int(minimum)))
+        return name, tuple(pairs)
+    if kind is int:
+        if not _digits(raw):
+            raise InvalidRules(f"option {name} takes a whole number, not {quote_text(raw)}")
+        return name, int(raw)
+    return name, raw
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 10

@@ -1,0 +1,668 @@
+"""The catalogue of house rules (R26 on): each a ``RuleSet`` field that every preset leaves off,
+with one home in the code that the generator, the checker and the builders all call.
+
+Each option has the same tests as R25 (``tests/test_house_rules.py``): example tests named for
+its ruling, each refusal's code and player's message, the generator's list equal to the checker's
+brute-force enumeration under the option, random play in every variant and player count with the
+option on (no dead end, every hand within ``longest_hand``), ``validate`` and the JSON codec, and
+the re-deal property (a refusal depends on nothing the seat cannot see). Kept cheap: a few
+seconds an option."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.bots import GreedyBot
+from buraco_rules.engine.checks import check
+from buraco_rules.engine.recipes import result_of
+from test_movegen import accepted
+
+PRESETS = (variants.BURACO_FECHADO, variants.CANASTA_STBL, variants.ITALIAN, variants.ITALIAN_FIBUR)
+CLOSED = tuple(rules for rules in PRESETS if rules.closed_discard_pile)
+CONFIGS = [(rules, n) for rules in PRESETS for n in rules.player_counts]
+
+
+def play_randomly(state: br.GameState, rng: random.Random) -> Iterator[br.GameState]:
+    """Every state of a random game from ``state``, biased towards melding and taking the pile;
+    no live state is without a legal action, and the hand ends within ``longest_hand``."""
+    bound = br.longest_hand(state.rules, state.players)
+    steps = 0
+    while not state.is_over:
+        yield state
+        actions = br.legal_actions(state)
+        assert actions, "a live state with no legal action"
+        melds = [a for a in actions if not isinstance(a, br.Discard | br.DrawFromStock)]
+        state = br.apply(state, rng.choice(melds if melds and rng.random() < 0.7 else actions))
+        steps += 1
+        assert steps <= bound
+
+
+def brute_force(state: br.GameState) -> int:
+    """The generator lists exactly what the checker accepts, and each listed meld is the one the
+    checker builds; returns how many melds were compared."""
+    actions = br.legal_actions(state)
+    assert set(actions) == accepted(state)
+    _, recipes = state._legal or ((), ())
+    compared = 0
+    for action, recipe in zip(actions, recipes, strict=True):
+        if type(recipe) is tuple:
+            assert result_of(state, recipe) == check(state, action)
+            compared += 1
+    return compared
+
+
+def random_play_holds(rules: br.RuleSet, players: int, seed: int) -> None:
+    """One random hand under ``rules``: no dead end, within the bound, every state valid."""
+    rng = random.Random(seed)
+    for state in play_randomly(br.new_game(rules, players, seed=seed), rng):
+        if rng.random() < 0.1:
+            assert br.validate(state) is state
+
+
+def codec_round_trip(rules: br.RuleSet) -> None:
+    assert not rules.is_preset
+    assert br.from_json(br.to_json(rules)) == rules
+    state = br.new_game(rules, seed=3)
+    assert br.from_json(br.to_json(state)) == state
+
+
+def same_refusal_on_every_redeal(state: br.GameState, action: br.Action, code: br.ErrorCode) -> str:
+    """The refusal seat ``current_player`` receives is the same on the state, its view and every
+    re-deal of what it cannot see; returns its message."""
+    seat = state.current_player
+    expected = br.why_illegal(state, action, seat)
+    assert expected is not None and expected.code is code, expected
+    seen = br.view(state, seat)
+    on_view = br.why_illegal(seen, action)
+    assert on_view is not None and (on_view.code, str(on_view)) == (code, str(expected))
+    rng = random.Random(26)
+    for _ in range(6):
+        other = br.determinize(seen, rng)
+        refusal = br.why_illegal(other, action, seat)
+        assert refusal is not None and (refusal.code, str(refusal)) == (code, str(expected))
+        assert br.legal_actions(other) == br.legal_actions(state)
+    return str(expected)
+
+
+def sampled_brute_force(
+    rules: br.RuleSet, players: int, seed: int, keep: Any, states: int = 6
+) -> int:
+    """Random hands under ``rules``: the generator against the checker on up to ``states`` states
+    that ``keep`` picks (hands of ten cards at most: the brute force tries every subset);
+    returns how many melds were compared."""
+    rng = random.Random(seed)
+    compared = 0
+    for _ in range(4):
+        for state in play_randomly(br.new_game(rules, players, seed=rng.getrandbits(32)), rng):
+            if len(state.hands[state.current_player]) > 10 or not keep(state):
+                continue
+            compared += brute_force(state)
+            states -= 1
+            if states <= 0:
+                return compared
+    return compared
+
+
+# R26: no wildcard from the hand when taking a closed pile (closed_take_naturals_only).
+
+NATURALS = [attrs.evolve(rules, closed_take_naturals_only=True) for rules in CLOSED]
+
+
+def take_state(rules: br.RuleSet, hand: str, top: str) -> br.GameState:
+    """Seat 0 discards ``top``; seat 1, to draw, holds ``hand`` (R10: a closed pile)."""
+    deck = br.arrange_deck(
+        rules, 2, hands=[f"{top} 3C 5C 7C 9D JD KD 4S 6S 8S QS", hand], stock="KH"
+    )
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    return br.apply(state, br.Discard(top))
+
+
+def test_R26_house_closed_take_naturals_only_is_off_in_every_preset() -> None:
+    assert not any(rules.closed_take_naturals_only for rules in PRESETS)
+    with pytest.raises(br.InvalidRules, match="closed_take_naturals_only must be True or False"):
+        attrs.evolve(variants.BURACO_FECHADO, closed_take_naturals_only=1)
+    with pytest.raises(br.InvalidRules, match="needs a closed discard pile"):
+        attrs.evolve(variants.ITALIAN, closed_take_naturals_only=True)
+    for rules in NATURALS:
+        codec_round_trip(rules)
+
+
+@pytest.mark.parametrize("rules", NATURALS, ids=lambda r: r.name)
+def test_R26_house_closed_take_naturals_only_refuses_a_wildcard_from_the_hand(
+    rules: br.RuleSet,
+) -> None:
+    hand = "8H 9H JK 2C 2H AH 3D 5D 7D 9S JS"
+    state = take_state(rules, hand, "10H")
+    preset = take_state(attrs.evolve(rules, closed_take_naturals_only=False), hand, "10H")
+    for wild in ("8H 9H 10H JK", "8H 10H JK", "8H 10H 2C", "9H 10H 2H"):
+        take = br.TakeDiscardPile(br.NewMeld(wild))
+        assert br.is_legal(preset, take), wild
+        assert not br.is_legal(state, take), wild
+        message = same_refusal_on_every_redeal(state, take, br.ErrorCode.TAKE_WITH_WILDCARD)
+        assert "would be a wildcard" in message and "natural cards of your hand only" in message
+    assert br.is_legal(state, br.TakeDiscardPile(br.NewMeld("8H 9H 10H")))
+    # The generator lists exactly the preset's takes without a wildcard from the hand.
+    takes = [a for a in br.legal_actions(preset) if isinstance(a, br.TakeDiscardPile)]
+    natural = [a for a in takes if not any(c.rank == 2 or c == br.JOKER for c in a.meld.cards)]
+    assert [a for a in br.legal_actions(state) if isinstance(a, br.TakeDiscardPile)] == natural
+    # A refusal for another ruling keeps its code.
+    other = br.why_illegal(state, br.TakeDiscardPile(br.NewMeld("8H 10H 3D")))
+    assert other is not None and other.code is br.ErrorCode.INVALID_MELD
+
+
+@pytest.mark.parametrize("rules", NATURALS, ids=lambda r: r.name)
+def test_R26_house_closed_take_naturals_only_a_two_in_its_own_place_is_natural(
+    rules: br.RuleSet,
+) -> None:
+    """R7: a 2 of the run's suit in its own place is a natural card, and so may come from the
+    hand; the pile's top card may itself be a wildcard."""
+    state = take_state(rules, "AH 2H 4H 8C 9C 3D 5D 7D 9S JS QS", "3H")
+    assert br.is_legal(state, br.TakeDiscardPile(br.NewMeld("AH 2H 3H")))
+    assert br.is_legal(state, br.TakeDiscardPile(br.NewMeld("AH 2H 3H 4H")))
+    top_wild = take_state(rules, "8H 9H 4H 8C 9C 3D 5D 7D 9S JS QS", "JK")
+    assert br.is_legal(top_wild, br.TakeDiscardPile(br.NewMeld("8H 9H JK")))
+
+
+@pytest.mark.parametrize(("rules", "players"), [(NATURALS[0], 4), (NATURALS[1], 2)])
+def test_R26_house_closed_take_naturals_only_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    def keep(state: br.GameState) -> bool:
+        hand = state.hands[state.current_player]
+        return (
+            state.phase is br.Phase.DRAW
+            and bool(state.discard_pile)
+            and any(c.rank == 2 or c == br.JOKER for c in hand)
+        )
+
+    assert sampled_brute_force(rules, players, 26 + players, keep) > 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([(r, n) for r in NATURALS for n in r.player_counts]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R26_house_closed_take_naturals_only_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], seed: int
+) -> None:
+    random_play_holds(*config, seed)
+
+
+# R27: sets of chosen ranks only (set_ranks).
+
+CHOSEN = [attrs.evolve(rules, sets_allowed=True, set_ranks="AK") for rules in PRESETS]
+
+
+def test_R27_house_set_ranks_is_off_in_every_preset() -> None:
+    assert all(rules.set_ranks is None for rules in PRESETS)
+    # True and False are the extremes: every rank but the 2s, or none.
+    assert variants.ITALIAN.set_rank_mask == sum(1 << r for r in range(13) if r != 1)
+    assert variants.BURACO_FECHADO.set_rank_mask == 0
+    for wrong in ("KA", "A2", "", "AAK", "T", "ak", 1, ("A", "K")):
+        with pytest.raises(br.InvalidRules, match="set_ranks must be None or the labels"):
+            attrs.evolve(variants.ITALIAN, set_ranks=wrong)
+    with pytest.raises(br.InvalidRules, match="set_ranks needs sets"):
+        attrs.evolve(variants.BURACO_FECHADO, set_ranks="AK")
+    assert attrs.evolve(variants.ITALIAN, set_ranks="A10JQK").set_rank_mask == (
+        1 | 1 << 9 | 1 << 10 | 1 << 11 | 1 << 12
+    )
+    for rules in CHOSEN:
+        codec_round_trip(rules)
+
+
+@pytest.mark.parametrize("rules", CHOSEN, ids=lambda r: r.name)
+def test_R27_house_set_ranks_lays_sets_of_the_chosen_ranks_only(rules: br.RuleSet) -> None:
+    everything = attrs.evolve(rules, set_ranks=None)
+    for text in ("AH AS AD", "KH KS JK", "KC KD KH KS KC KD KH KS 2C"):
+        meld = br.Meld.from_cards(br.parse_cards(text), rules)
+        assert meld is not None and meld.kind is br.MeldKind.SET, text
+    for text in ("5H 5S 5D", "QH QS JK", "3C 3D 3H"):
+        assert br.Meld.from_cards(br.parse_cards(text), everything) is not None
+        assert br.Meld.from_cards(br.parse_cards(text), rules) is None, text
+    # Runs are untouched.
+    assert br.Meld.from_cards(br.parse_cards("5H 6H 7H"), rules) is not None
+
+
+@pytest.mark.parametrize("rules", CHOSEN, ids=lambda r: r.name)
+def test_R27_house_set_ranks_refuses_a_set_of_another_rank_with_its_code(
+    rules: br.RuleSet,
+) -> None:
+    hand = "5C 5D 5H AC AD AH KC KD 9S JS QS"
+    deck = br.arrange_deck(rules, 2, hands=[hand], stock="3H")
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    assert br.is_legal(state, br.NewMeld("AC AD AH"))
+    message = same_refusal_on_every_redeal(state, br.NewMeld("5C 5D 5H"), br.ErrorCode.SET_RANK)
+    assert "sets are of A, K only" in message and "RuleSet.set_ranks" in message
+    sets = [a for a in br.legal_actions(state) if isinstance(a, br.NewMeld) and len(a.cards) >= 3]
+    assert {a.cards[0].rank for a in sets if a.cards[0].rank == a.cards[-1].rank} <= {1, 13}
+    # Not a meld at all keeps its code.
+    wrong = br.why_illegal(state, br.NewMeld("5C 9S QS"))
+    assert wrong is not None and wrong.code is br.ErrorCode.INVALID_MELD
+    if rules.closed_discard_pile:
+        taker = take_state(rules, "5C 5D AC AD 9S JS 3D 7D 8C 4H 6H", "5H")
+        take = br.TakeDiscardPile(br.NewMeld("5C 5D 5H"))
+        same_refusal_on_every_redeal(taker, take, br.ErrorCode.SET_RANK)
+        assert not br.is_legal(taker, take)
+
+
+@pytest.mark.parametrize(("rules", "players"), [(CHOSEN[0], 4), (CHOSEN[2], 2), (CHOSEN[3], 4)])
+def test_R27_house_set_ranks_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    def keep(state: br.GameState) -> bool:
+        hand = state.hands[state.current_player]
+        ranks = [c.rank for c in hand if c.rank != 2 and c != br.JOKER]
+        return any(ranks.count(r) >= 2 for r in ranks)  # a set could be laid or taken
+
+    assert sampled_brute_force(rules, players, 27 + players, keep) > 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([(r, n) for r in CHOSEN for n in r.player_counts]),
+    ranks=st.sampled_from(["AK", "A", "3", "10JQK", "A345678910JQK"]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R27_house_set_ranks_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], ranks: str, seed: int
+) -> None:
+    rules, players = config
+    random_play_holds(attrs.evolve(rules, set_ranks=ranks), players, seed)
+
+
+# The catalogue offered: variants.with_options, and --option NAME=VALUE on the command line.
+
+
+def test_with_options_names_a_table_as_a_preset_plus_options() -> None:
+    rules = variants.with_options(
+        "buraco-fechado", closed_take_naturals_only=True, set_ranks="AK", minimum_opening=50
+    )
+    assert rules == attrs.evolve(
+        variants.BURACO_FECHADO,
+        closed_take_naturals_only=True,
+        sets_allowed=True,
+        set_ranks="AK",
+        minimum_opening=50,
+    )
+    assert not rules.is_preset and rules.name == "buraco-fechado"
+    assert variants.with_options(variants.ITALIAN) is variants.ITALIAN
+    assert set(variants.OPTIONS) <= {f.name for f in attrs.fields(br.RuleSet)}
+    for preset, options, named in (
+        ("italian", {"closed_take_naturals_only": True}, "closed_take_naturals_only"),
+        ("italian", {"no_such_rule": 1}, "no_such_rule"),
+        ("italian", {"name": "x"}, "'name'"),  # a field, but no house rule
+        ("italian", {"minimum_opening": 14}, "minimum_opening"),
+        ("italian", {"set_ranks": "2"}, "set_ranks"),
+        ("nowhere", {}, "nowhere"),
+        (attrs.evolve(variants.ITALIAN, minimum_opening=50), {}, "not a preset"),
+    ):
+        with pytest.raises(br.InvalidRules, match=named):
+            variants.with_options(preset, **options)  # type: ignore[arg-type]
+
+
+def test_parse_option_reads_the_command_line_form() -> None:
+    assert variants.parse_option("closed_take_naturals_only=true") == (
+        "closed_take_naturals_only",
+        True,
+    )
+    assert variants.parse_option("minimum_opening=50") == ("minimum_opening", 50)
+    assert variants.parse_option("set_ranks=AK") == ("set_ranks", "AK")
+    for wrong in ("ace_low_only", "ace_low_only=yes", "minimum_opening=-5", "x=1", "=1"):
+        with pytest.raises(br.InvalidRules):
+            variants.parse_option(wrong)
+
+
+def test_cli_option_plays_simulate_match_and_refuses_a_contradiction(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from buraco_rules.cli import main
+
+    options = ["--option", "closed_take_naturals_only=true", "--option", "set_ranks=AK"]
+    assert main(["simulate", "--games", "2", "--json", *options]) == 0
+    assert main(["match", "--seed", "3", "--max-hands", "1", "--option", "minimum_opening=50"]) == 0
+    capsys.readouterr()
+    for wrong, said in (
+        (["--variant", "italian", "--option", "closed_take_naturals_only=true"], "closed"),
+        (["--option", "bogus=1"], "bogus"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(["simulate", "--games", "1", *wrong])
+        assert stop.value.code == 2
+        assert said in capsys.readouterr().err
+
+
+# R28: a bonus per long meld (long_meld_size, long_meld_bonus); and the 2 worth 20 (card_values).
+
+LONG = [attrs.evolve(rules, long_meld_size=10, long_meld_bonus=50) for rules in PRESETS]
+
+
+def test_R28_house_long_meld_bonus_is_off_in_every_preset() -> None:
+    assert all(r.long_meld_size == 0 and r.long_meld_bonus == 0 for r in PRESETS)
+    for size, bonus in ((7, 50), (15, 50), (True, 50)):
+        with pytest.raises(br.InvalidRules, match="long_meld_size must be 0 or an int from 8"):
+            attrs.evolve(variants.ITALIAN, long_meld_size=size, long_meld_bonus=bonus)
+    for size, bonus in ((10, 0), (0, 50)):
+        with pytest.raises(br.InvalidRules, match=r"both 0 \(off\) or both set"):
+            attrs.evolve(variants.ITALIAN, long_meld_size=size, long_meld_bonus=bonus)
+    for rules in LONG:
+        codec_round_trip(rules)
+
+
+@pytest.mark.parametrize("rules", LONG, ids=lambda r: r.name)
+def test_R28_house_long_meld_bonus_adds_to_the_canasta_bonus(rules: br.RuleSet) -> None:
+    preset = attrs.evolve(rules, long_meld_size=0, long_meld_bonus=0)
+    for text, extra in (
+        ("3H 4H 5H 6H 7H 8H 9H 10H JH", 0),  # nine cards: a canasta, not long
+        ("3H 4H 5H 6H 7H 8H 9H 10H JH QH", 50),  # ten: long
+        ("3H 4H 5H 6H 7H 8H 9H 10H JH QH KH JK", 50),  # mixed and long
+        ("3H 4H 5H", 0),  # no canasta, no bonus at all
+    ):
+        meld = br.Meld.from_cards(br.parse_cards(text), rules)
+        assert meld is not None
+        assert br.canasta_bonus(meld, rules) == br.canasta_bonus(meld, preset) + extra, text
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=st.sampled_from(CONFIGS), seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_R28_house_long_meld_bonus_changes_scores_only(
+    config: tuple[br.RuleSet, int], seed: int
+) -> None:
+    """The same moves are legal with and without it (the generator and the checker are those of
+    the preset), and the score differs by the bonus of each long meld."""
+    preset, players = config
+    rules = attrs.evolve(preset, long_meld_size=8, long_meld_bonus=75)
+    rng = random.Random(seed)
+    last = None
+    for state in play_randomly(br.new_game(rules, players, seed=seed), rng):
+        if rng.random() < 0.2:
+            assert br.legal_actions(state) == br.legal_actions(attrs.evolve(state, rules=preset))
+        last = state
+    assert last is not None
+    for team in (0, 1):
+        long = sum(1 for m in last.melds[team] if len(m.cards) >= 8)
+        with_it = br.score(last)[team].canastas
+        assert with_it == br.score(attrs.evolve(last, rules=preset))[team].canastas + 75 * long
+        seen = br.view(last, team)
+        assert seen.public_points[team] == br.score(last)[team].table + with_it
+        assert br.determinize(seen, rng).rules == rules
+
+
+def test_R28_the_two_worth_20_is_card_values() -> None:
+    """The Brazilian apps that price the 2 at 20 (wild or natural, on the table or in the hand):
+    ``attrs.evolve(rules, card_values=...)``, no new field."""
+    rules = attrs.evolve(
+        variants.BURACO_FECHADO,
+        card_values=attrs.evolve(variants.BURACO_FECHADO.card_values, two=20),
+    )
+    assert rules.value_by_id[br.Card.parse("2H")] == 20 and not rules.is_preset
+    deck = br.arrange_deck(rules, 2, hands=["AH 2H 3H 4H 5H 2S 9C 9D 9S 10C JD"])
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.NewMeld("AH 2H 3H 4H 5H"))  # a natural 2
+    state = br.apply(state, br.AddToMeld(0, "2S"))  # a wildcard 2
+    points = br.score(state)[0]
+    assert points.table == 15 + 20 + 5 * 3 + 20
+    assert points.hands == sum(rules.value_by_id[c] for c in state.hands[0])
+    assert (
+        br.score(attrs.evolve(state, rules=variants.BURACO_FECHADO))[0].table == 15 + 10 + 15 + 10
+    )
+
+
+# R29: locked wildcards (locked_wildcards).
+
+LOCKED = [attrs.evolve(rules, locked_wildcards=True) for rules in PRESETS]
+
+
+def test_R29_house_locked_wildcards_is_off_in_every_preset() -> None:
+    assert not any(rules.locked_wildcards for rules in PRESETS)
+    with pytest.raises(br.InvalidRules, match="locked_wildcards must be True or False"):
+        attrs.evolve(variants.ITALIAN, locked_wildcards="yes")
+    for rules in LOCKED:
+        codec_round_trip(rules)
+
+
+def laid(rules: br.RuleSet, hand: str, meld: str) -> br.GameState:
+    deck = br.arrange_deck(rules, 2, hands=[hand], stock="9C")
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    return br.apply(state, br.NewMeld(meld))
+
+
+@pytest.mark.parametrize("rules", LOCKED, ids=lambda r: r.name)
+def test_R29_house_locked_wildcards_refuses_to_move_a_wildcard_between_naturals(
+    rules: br.RuleSet,
+) -> None:
+    preset = attrs.evolve(rules, locked_wildcards=False)
+    hand = "3H 4H JK 6H 7H 5H 8H 4S 2S 6S 5S"
+    state = laid(rules, hand, "3H 4H JK 6H 7H")
+    assert br.is_legal(laid(preset, hand, "3H 4H JK 6H 7H"), br.AddToMeld(0, "5H"))
+    message = same_refusal_on_every_redeal(
+        state, br.AddToMeld(0, "5H"), br.ErrorCode.LOCKED_WILDCARD
+    )
+    assert "from between two natural cards" in message and "Joker" in message
+    assert br.is_legal(state, br.AddToMeld(0, "8H"))  # it stays where it stands
+    assert not any(
+        isinstance(a, br.AddToMeld) and br.Card.parse("5H") in a.cards
+        for a in br.legal_actions(state)
+    )
+    # A 2 standing for the 5 is locked as well; a wildcard at an end floats (R8) as before.
+    twos = laid(rules, hand, "4S 2S 6S")
+    assert br.why_illegal(twos, br.AddToMeld(0, "5S")).code is br.ErrorCode.LOCKED_WILDCARD
+    floating = laid(rules, hand, "3H 4H 5H JK")
+    assert br.is_legal(floating, br.AddToMeld(0, "6H 7H"))
+    # Another refusal keeps its code.
+    wrong = br.why_illegal(state, br.AddToMeld(0, "4S"))
+    assert wrong is not None and wrong.code is br.ErrorCode.INVALID_MELD
+
+
+def test_R29_house_locked_wildcards_refuses_a_take_that_would_move_one() -> None:
+    rules = LOCKED[0]
+    deck = br.arrange_deck(
+        rules,
+        2,
+        hands=["3H 4H 6H 7H JK 9C JC QC 3S 5S 7S", "5H 3D 5D 7D 9D JD KD 4C 6C 8C 10C"],
+        stock="KS QD",
+    )
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.NewMeld("3H 4H JK 6H 7H"))
+    state = br.apply(state, br.Discard("KS"))
+    state = br.apply(state, br.DrawFromStock())
+    state = br.apply(state, br.Discard("5H"))  # seat 0 may not take it onto its run
+    same_refusal_on_every_redeal(
+        state, br.TakeDiscardPile(br.AddToMeld(0, "5H")), br.ErrorCode.LOCKED_WILDCARD
+    )
+
+
+@pytest.mark.parametrize(("rules", "players"), [(LOCKED[0], 2), (LOCKED[2], 4)])
+def test_R29_house_locked_wildcards_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    from buraco_rules.melds.meld import gap_place
+
+    def keep(state: br.GameState) -> bool:
+        return any(gap_place(m) for m in state.melds[state.current_player % 2])
+
+    assert sampled_brute_force(rules, players, 29 + players, keep) > 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([(r, n) for r in LOCKED for n in r.player_counts]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R29_house_locked_wildcards_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], seed: int
+) -> None:
+    random_play_holds(*config, seed)
+
+
+# Two clarifications: the semi-clean layout (R22) and a meld built outside a game (R2).
+
+
+def test_R22_the_wildcard_is_laid_at_the_end_where_the_cards_allow_it() -> None:
+    """A, 3-K and a wildcard: W-3...K-A (semi-clean, 150 under the federation's code), not
+    A-W-3...K; the meld, the score and a seat's view agree."""
+    fibur = variants.ITALIAN_FIBUR
+    cards = br.parse_cards("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH")
+    meld = br.Meld.from_cards(cards, fibur)
+    assert meld is not None and meld.is_semi_clean
+    assert str(meld) == "3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH JK"
+    assert br.canasta_bonus(meld, fibur) == 150
+    assert br.canasta_bonus(meld, variants.ITALIAN) == 100  # no semi-clean price: mixed
+    # Without the king the ace cannot stand high: the wildcard fills the 2's gap, mixed.
+    short = br.Meld.from_cards(br.parse_cards("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH"), fibur)
+    assert short is not None and not short.is_semi_clean and str(short).startswith("AH JK 3H")
+    # Where the ace is low only there is no K-A: A-W-3...K stays, mixed.
+    low = attrs.evolve(fibur, ace_low_only=True)
+    kept = br.Meld.from_cards(cards, low)
+    assert kept is not None and not kept.is_semi_clean and br.canasta_bonus(kept, low) == 100
+    # Laid in a game, the table, the score and the view read the one layout.
+    deck = br.arrange_deck(fibur, 2, hands=["AH 3H 4H 5H 6H 7H 8H 9H 10H JH QH"], stock="KH JK")
+    state = br.apply(br.new_game(fibur, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.NewMeld("AH 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH"))
+    assert br.score(state)[0].canastas == 200  # clean so far
+    later = attrs.evolve(state, hands=(state.hands[0] + state.stock[:1], state.hands[1]))
+    later = attrs.evolve(later, stock=state.stock[1:])
+    after = br.apply(later, br.AddToMeld(0, "JK"))
+    assert after.melds[0][0] == meld and after.melds[0][0].is_semi_clean
+    assert br.score(after)[0].canastas == 150
+    assert br.view(after, 1).melds[0][0] == meld
+
+
+def test_R29_a_locked_wildcard_between_the_ace_and_the_3_stays_as_the_run_grows() -> None:
+    """R22 lays A-W-3...K as W-3...K-A; under R29 the wildcard locked at the 2's place has not
+    moved (the ace may still stand low), so the king may still join."""
+    rules = LOCKED[1]
+    deck = br.arrange_deck(
+        rules,
+        2,
+        hands=["AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH"],
+        extra_piles=["KH 3C 5C 7C 9C JC 4D 6D 8D 10D QD"],
+        stock="QH",
+    )
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    state = br.apply(state, br.NewMeld("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH"))  # R12, directly
+    assert state.melds[0][0].cards[:2] == br.parse_cards("AH JK")  # locked at the 2's place
+    assert br.is_legal(state, br.AddToMeld(0, "KH"))
+    grown = br.apply(state, br.AddToMeld(0, "KH"))
+    assert grown.melds[0][0].is_semi_clean  # laid W-3...K-A (R22)
+
+
+def test_R2_a_meld_built_outside_a_game_is_checked_against_the_decks() -> None:
+    """``Meld.from_cards`` refuses more copies of a card than the two decks hold, naming it."""
+    for cards, named in ((["AS"] * 7, "A♠ 7 times"), (["JK"] * 5 + ["5S"], "Joker 5 times")):
+        with pytest.raises(ValueError, match=named) as error:
+            br.Meld.from_cards(cards, variants.ITALIAN)
+        assert "the two decks hold" in str(error.value)
+    assert br.Meld.from_cards(["AS", "AS", "AH"], variants.ITALIAN) is not None
+    assert br.Meld.from_cards(["JK"] * 4, variants.ITALIAN) is None  # four jokers, no meld
+
+
+# R30: an opening minimum that rises with the team's match total (opening_thresholds).
+
+RISING = ((1500, 50), (3000, 90))
+
+
+def test_R30_house_opening_thresholds_is_off_in_every_preset() -> None:
+    assert all(r.opening_thresholds == () and r.team_minimum_openings is None for r in PRESETS)
+    assert variants.ITALIAN.opening_minimums == (0, 0)
+    for wrong in (((3000, 90), (1500, 50)), ((0, 50),), ((1500, 14),), ((1500,),), [(1500, 50)]):
+        with pytest.raises(br.InvalidRules, match="opening_thresholds must be"):
+            attrs.evolve(variants.ITALIAN, opening_thresholds=wrong)
+    with pytest.raises(br.InvalidRules, match="team_minimum_openings must be None or a pair"):
+        attrs.evolve(variants.ITALIAN, team_minimum_openings=(50, 151))
+    rules = attrs.evolve(variants.ITALIAN, opening_thresholds=RISING)
+    codec_round_trip(rules)
+    codec_round_trip(attrs.evolve(rules, team_minimum_openings=(0, 50)))
+    assert variants.with_options("italian", opening_thresholds=[[1500, 50], [3000, 90]]) == rules
+    assert variants.parse_option("opening_thresholds=1500:50,3000:90") == (
+        "opening_thresholds",
+        RISING,
+    )
+
+
+def test_R30_house_opening_thresholds_give_each_team_its_minimum() -> None:
+    from buraco_rules.play.match import hand_rules
+
+    rules = attrs.evolve(variants.BURACO_FECHADO, opening_thresholds=RISING)
+    assert hand_rules(rules, (0, 1499)).opening_minimums == (0, 0)
+    assert hand_rules(rules, (1500, 2999)).opening_minimums == (50, 50)
+    assert hand_rules(rules, (-200, 3000)).opening_minimums == (0, 90)
+    base = attrs.evolve(rules, minimum_opening=15)
+    assert hand_rules(base, (10, 1600)).opening_minimums == (15, 50)
+    assert hand_rules(variants.ITALIAN, (5000, 5000)) is variants.ITALIAN
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda r: r.name)
+def test_R30_house_opening_thresholds_team_minimum_is_refused_with_its_code(
+    preset: br.RuleSet,
+) -> None:
+    """Team 0 (seat 0) opens freely; team 1 must reach 50 (R25's checks, per team)."""
+    rules = attrs.evolve(preset, team_minimum_openings=(0, 50))
+    deck = br.arrange_deck(
+        rules,
+        2,
+        hands=["3S 4S 5S 8H 9H 10H 4D 6D 9C KC QD", "3C 4C 5C 8D 9D 10D 4H 6H 9S KS QH"],
+        stock="7C 7H",
+    )
+    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
+    assert br.is_legal(state, br.NewMeld("3S 4S 5S"))
+    state = br.apply(br.apply(state, br.NewMeld("3S 4S 5S")), br.Discard("KC"))
+    state = br.apply(state, br.DrawFromStock())  # seat 1, team 1: 15 + 30 = 45 at most
+    message = same_refusal_on_every_redeal(
+        state, br.NewMeld("3C 4C 5C"), br.ErrorCode.MINIMUM_OPENING
+    )
+    assert "minimum opening of 50" in message
+    assert br.validate(state) is state
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from(CONFIGS),
+    needs=st.sampled_from([(0, 50), (90, 15), (150, 0)]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R30_house_team_minimums_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], needs: tuple[int, int], seed: int
+) -> None:
+    rules, players = config
+    random_play_holds(attrs.evolve(rules, team_minimum_openings=needs), players, seed)
+
+
+@pytest.mark.parametrize(("rules", "players"), [(PRESETS[0], 4), (PRESETS[2], 2)])
+def test_R30_house_team_minimums_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    ruled = attrs.evolve(rules, team_minimum_openings=(50, 15))
+
+    def keep(state: br.GameState) -> bool:
+        return state.phase is br.Phase.PLAY
+
+    assert sampled_brute_force(ruled, players, 30 + players, keep) > 0
+
+
+def test_R30_house_a_match_deals_each_hand_with_the_minimums_of_its_totals() -> None:
+    from buraco_rules.play.match import check_match, hand_rules
+
+    rules = attrs.evolve(
+        variants.CANASTA_STBL, opening_thresholds=((300, 50), (1200, 90)), match_target=2000
+    )
+    match = br.new_match(rules, 2, seed=30)
+    rng = random.Random(30)
+    needs = set()
+    while not match.is_over:
+        hand = match.hand
+        assert hand.rules == hand_rules(rules, match.totals)
+        needs.add(hand.rules.opening_minimums)
+        match = br.apply(match, GreedyBot().choose(br.view(hand, hand.current_player), rng))
+    check_match(match)
+    assert len(needs) > 1  # the minimums rose during the match
+    assert br.from_json(br.to_json(match)) == match
