@@ -41,7 +41,7 @@ from ..hidden.views import view
 from ..play.face import new_game
 from ._position import IllegalToken, Position, SteppedHand, utility_bound
 from .encoding import NUM_TOKENS
-from .observation import OBSERVATION_SIZE, encode, with_prefix
+from .observation import OBSERVATION_SIZE, _write_prefix, encode
 from .pettingzoo import (
     _positive_int,
     _positive_number,
@@ -114,6 +114,7 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self._position: Position | None = None  # read through SteppedHand.position
         self._ended = False
         self._payer = Payer(self.reward_scale, self.dense_rewards)
+        self._mask: tuple[Position, npt.NDArray[np.bool_]] | None = None
         self._seen: tuple[GameState, npt.NDArray[np.float32]] | None = None
         """The last engine state observed and its observation without a prefix."""
 
@@ -129,18 +130,24 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal tokens of the learning seat, as booleans (all False once the hand is over)."""
-        mask = np.zeros(NUM_TOKENS, np.bool_)
         position = self.position
+        kept = self._mask
+        if kept is not None and kept[0] is position and not self._ended:
+            return kept[1].copy()  # asked by the learner, then for info: worked out once
+        mask = np.zeros(NUM_TOKENS, np.bool_)
         if not (position.over or self._ended) and position.engine.current_player == self.seat:
             mask[list(position.legal())] = True
-        return mask
+        self._mask = (position, mask)
+        return mask.copy()
 
     def _observation(self, skipped: int = 0) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         position = self.position
         engine = position.engine
         if self._seen is None or self._seen[0] is not engine:
             self._seen = (engine, encode(view(engine, self.seat)))
-        observation = with_prefix(self._seen[1], position.pending)
+        observation = self._seen[1].copy()  # the kept one has an empty prefix
+        if position.pending:  # tokens the position checked already
+            _write_prefix(observation, position.pending)
         mask = self.action_masks().astype(np.int8)
         return observation, {"action_mask": mask, "forced_tokens": skipped}
 
