@@ -108,17 +108,41 @@ def test_observations_are_bounded_and_unchanged_by_redeals(
                 assert got == pytest.approx(p / (p + 1000.0))
             assert counts_of(vector, "hand") == Counter(seen.hand)
             assert counts_of(vector, "discard_pile") == Counter(seen.discard_pile)
-            for relative in (0, 1):
+            on_table = Counter(c for team in seen.melds for m in team for c in m.cards)
+            assert counts_of(vector, "table_cards") == on_table
+            for relative, field, slots in ((0, "own_melds", 16), (1, "other_melds", 10)):
                 team = (seat + relative) % 2
-                for slot, meld in enumerate(seen.melds[team]):
-                    start = LAYOUT["melds"].start + (relative * 36 + slot) * 73
-                    cards = vector[start + 20 : start + 73]
-                    got = {
-                        c: round(float(v) * COPIES[br.Card.from_id(c)])
-                        for c, v in enumerate(cards)
-                        if v
-                    }
-                    assert got == Counter(meld.cards) and vector[start] == 1.0
+                blocks = vector[LAYOUT[field].slice].reshape(slots, observation.MELD_FEATURES)
+                for slot in range(slots):
+                    assert_describes(blocks[slot], seen.melds[team][slot : slot + 1])
+
+
+def assert_describes(block: object, melds: tuple[br.Meld, ...]) -> None:
+    """The structural numbers of a meld slot: kind, suit, positions, wildcard, size, kind of
+    canasta; all zero for an empty slot."""
+    numbers = [float(x) for x in block]  # type: ignore[attr-defined]
+    if not melds:
+        assert not any(numbers)
+        return
+    (meld,) = melds
+    run = meld.kind is br.MeldKind.RUN
+    assert numbers[0:2] == [float(run), float(not run)]
+    positions = sum(1 << (p + 1) for p in range(14) if numbers[6 + p])
+    if run:
+        assert numbers[2 + int(meld.suit)] == 1.0 and positions == meld.naturals
+        held = positions | (1 << round(numbers[22] * 14) if numbers[22] else 0)
+        low, high = (held & -held).bit_length() - 1, held.bit_length() - 1
+        assert (round(numbers[20] * 14), round(numbers[21] * 14)) == (low, high)
+        # Naturals and a wildcard in a gap fill the span: the run's cards, save a floating one.
+        assert bin(held).count("1") == len(meld.cards) - (numbers[23] == 1.0)
+    assert round(numbers[26] * 14) == min(14, len(meld.cards))
+    assert numbers[27] == float(meld.is_canasta)
+    assert numbers[28:31] == [
+        float(meld.is_clean),
+        float(not meld.is_clean and not meld.is_semi_clean),
+        float(meld.is_semi_clean),
+    ]
+    assert numbers[24] + numbers[25] == float(not meld.is_clean)
 
 
 def test_the_observation_tells_apart_what_the_seat_sees() -> None:

@@ -15,7 +15,7 @@ import pytest
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.core.cards import DECK, all_cards
-from buraco_rules.rl.encoding import NUM_TOKENS, legal_tokens
+from buraco_rules.rl.encoding import DRAW, FIRST_CARD, NUM_TOKENS, legal_tokens
 
 pyspiel = pytest.importorskip("pyspiel")
 np = pytest.importorskip("numpy")
@@ -103,7 +103,11 @@ def test_the_game_info_follows_the_parameters() -> None:
     assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     default = pyspiel.load_game(openspiel.GAME_NAME)
     assert default.get_parameters() == openspiel.DEFAULTS and default.num_players() == 2
-    assert game.information_state_tensor_size() == OBSERVATION_SIZE + 2
+    assert game.observation_tensor_size() == OBSERVATION_SIZE + 2
+    assert game.max_chance_nodes_in_history() == 108  # the deal, and no chance after it
+    assert game.max_history_length() == 108 + game.max_game_length()
+    kind = game.get_type()
+    assert kind.provides_information_state_string and not kind.provides_information_state_tensor
 
 
 def test_the_deal_is_explicit_chance_over_the_53_faces_building_new_games_deck() -> None:
@@ -191,11 +195,9 @@ def test_legal_actions_are_the_legal_tokens_and_observers_are_views(
         for seat in range(players):
             if seat != actor:
                 assert state.legal_actions(seat) == []  # type: ignore[attr-defined]
-            tensor = np.asarray(state.information_state_tensor(seat), dtype=np.float32)  # type: ignore[attr-defined]
+            tensor = np.asarray(state.observation_tensor(seat), dtype=np.float32)  # type: ignore[attr-defined]
             seen = encode(br.view(engine, seat), pending if seat == actor else ())
             assert np.array_equal(tensor[:OBSERVATION_SIZE], seen)
-            observed = np.asarray(state.observation_tensor(seat), dtype=np.float32)  # type: ignore[attr-defined]
-            assert np.array_equal(observed, tensor)
 
     play_out(dealt(game, rng), rng, visit)
     assert checked > 5
@@ -216,8 +218,14 @@ def test_resampling_keeps_the_information_state_of_the_player(variant: str, play
         for seat in range(players):
             again = state.resample_from_infostate(seat, sampler)  # type: ignore[attr-defined]
             assert again.information_state_string(seat) == state.information_state_string(seat)  # type: ignore[attr-defined]
-            assert again.information_state_tensor(seat) == state.information_state_tensor(seat)  # type: ignore[attr-defined]
+            assert again.observation_tensor(seat) == state.observation_tensor(seat)  # type: ignore[attr-defined]
             assert again.current_player() == state.current_player()  # type: ignore[attr-defined]
+            assert again.move_number() == state.move_number()  # type: ignore[attr-defined]
+            if state.is_chance_node():  # type: ignore[attr-defined]
+                # dealt anew: a true history, the seat's own cards in their places
+                assert len(again.history()) == len(state.history())  # type: ignore[attr-defined]
+            else:
+                assert again.history() == state.history()  # type: ignore[attr-defined]
             if not state.is_chance_node():  # type: ignore[attr-defined]
                 if seat == state.current_player():  # type: ignore[attr-defined]
                     assert again.legal_actions() == state.legal_actions()  # type: ignore[attr-defined]
@@ -277,8 +285,51 @@ def test_other_seats_do_not_see_the_tokens_being_spelt() -> None:
     state = openspiel.from_engine_state(game, engine)
     spelt = openspiel.from_engine_state(game, engine, (4,))
     assert spelt.information_state_string(1) == state.information_state_string(1)
-    assert spelt.information_state_tensor(1) == state.information_state_tensor(1)
+    assert spelt.observation_tensor(1) == state.observation_tensor(1)
     assert spelt.information_state_string(0) != state.information_state_string(0)
+
+
+def test_information_states_have_perfect_recall() -> None:
+    """Two histories after which seat 0 sees the same table (a closed pile shows its top only)
+    but in which it saw seat 1 discard different cards: the same observation, different
+    information states, and each history's is kept by resampling."""
+    game = load("buraco-fechado", 2)
+    start = dealt(game, random.Random(9))
+    hand1 = sorted(set(start.engine_state.hands[1]))
+    ends = []
+    for discarded in hand1[:2]:
+        state = start.clone()
+        state.apply_action(DRAW)
+        state.apply_action(FIRST_CARD + int(start.engine_state.hands[0][0]))
+        state.apply_action(DRAW)
+        state.apply_action(FIRST_CARD + int(discarded))
+        state.apply_action(DRAW)
+        state.apply_action(FIRST_CARD + int(start.engine_state.hands[0][1]))
+        ends.append(state)
+    first, second = ends
+    assert first.observation_string(0) == second.observation_string(0)
+    assert first.information_state_string(0) != second.information_state_string(0)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for state in ends:
+        again = state.resample_from_infostate(0, sampler)
+        assert again.information_state_string(0) == state.information_state_string(0)
+    with pytest.raises(ValueError):  # no tensor of a fixed size holds a history
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True)).set_from(first, 0)
+
+
+def test_a_seats_information_states_differ_along_a_hand() -> None:
+    game = load("italian", 2, max_turns=30)
+    seen: dict[str, int] = {}
+
+    def visit(state: object) -> None:
+        if state.is_chance_node():  # type: ignore[attr-defined]
+            return
+        key = state.information_state_string(0)  # type: ignore[attr-defined]
+        moves = state.move_number()  # type: ignore[attr-defined]
+        assert seen.setdefault(key, moves) == moves or state.current_player() != 0  # type: ignore[attr-defined]
+
+    play_out(dealt(game, random.Random(3)), random.Random(3), visit)
+    assert len(seen) > 20
 
 
 def test_ismcts_plays_through_the_adapter() -> None:

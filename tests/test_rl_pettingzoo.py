@@ -1,7 +1,8 @@
 """The PettingZoo and Gymnasium environments (:mod:`buraco_rules.rl.pettingzoo`,
 :mod:`buraco_rules.rl.gymnasium`): their libraries' own checks (``api_test``, ``seed_test``,
-``check_env``) in every variant and player count, rewards equal to the score difference,
-truncation, reproducible deals, and action masks equal to ``legal_tokens``."""
+``render_test``, ``check_env``) in every variant and player count, forced tokens skipped and not,
+rewards (sparse and dense) summing to the score difference, truncation, reproducible deals,
+action masks equal to ``legal_tokens``, self-play against policies."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("pettingzoo")
 gymnasium = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from buraco_rules.rl import gymnasium as rl_gym  # noqa: E402
 from buraco_rules.rl.observation import encode  # noqa: E402
@@ -35,6 +36,8 @@ configs = pytest.mark.parametrize(
     ("variant", "players"), CONFIGS, ids=[f"{v}-{n}p" for v, n in CONFIGS]
 )
 
+skips = pytest.mark.parametrize("skip_forced", [False, True], ids=["every-token", "skip-forced"])
+
 
 endings: dict[str, tuple[bool, bool]] = {}
 """By agent, the (terminated, truncated) that ``last()`` gave it at the end of the last hand."""
@@ -52,6 +55,8 @@ def play_hand(table: object, rng: random.Random, check: bool = False) -> dict[st
             table.step(None)  # type: ignore[attr-defined]
             continue
         mask = observation["action_mask"]
+        if raw.skip_forced:
+            assert mask.sum() >= 2  # a single legal token is played by the environment
         if check:
             position = raw.position
             engine, pending = position.engine, position.pending
@@ -73,16 +78,38 @@ def play_hand(table: object, rng: random.Random, check: bool = False) -> dict[st
 
 
 @configs
+@skips
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
-def test_pettingzoos_api_test_and_seed_test_pass(variant: str, players: int) -> None:
-    api_test(env(variant=variant, players=players), num_cycles=200)
-    seed_test(lambda: env(variant=variant, players=players, max_turns=30), num_cycles=200)
+def test_pettingzoos_api_test_seed_test_and_render_test_pass(
+    variant: str, players: int, skip_forced: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api_test(env(variant=variant, players=players, skip_forced=skip_forced), num_cycles=100)
+    seed_test(
+        lambda: env(variant=variant, players=players, max_turns=30, skip_forced=skip_forced),
+        num_cycles=100,
+    )
+    render_test(
+        lambda render_mode: env(
+            variant=variant, players=players, skip_forced=skip_forced, render_mode=render_mode
+        )
+    )
+    assert "seat " in capsys.readouterr().out  # "human" prints the table
 
 
 @configs
-def test_reward_totals_are_the_score_difference(variant: str, players: int) -> None:
-    table = env(variant=variant, players=players, reward_scale=0.5)
+@skips
+@pytest.mark.parametrize("dense", [False, True], ids=["sparse", "dense"])
+def test_reward_totals_are_the_score_difference(
+    variant: str, players: int, skip_forced: bool, dense: bool
+) -> None:
+    table = env(
+        variant=variant,
+        players=players,
+        reward_scale=0.5,
+        skip_forced=skip_forced,
+        dense_rewards=dense,
+    )
     table.reset(seed=players)
     endings.clear()
     totals = play_hand(table, random.Random(0), check=True)
@@ -100,7 +127,7 @@ def test_reward_totals_are_the_score_difference(variant: str, players: int) -> N
 def test_a_hand_cut_at_max_turns_is_truncated_and_scored_as_it_stands(
     variant: str, players: int
 ) -> None:
-    table = env(variant=variant, players=players, max_turns=9)
+    table = env(variant=variant, players=players, max_turns=9, reward_scale=1.0)
     table.reset(seed=5)
     endings.clear()
     totals = play_hand(table, random.Random(1))
@@ -157,7 +184,7 @@ def test_pending_tokens_and_rendering() -> None:
         {"variant": "nope"},
         {"max_turns": 0},
         {"reward_scale": -1.0},
-        {"render_mode": "human"},
+        {"render_mode": "rgb_array"},
     ],
     ids=repr,
 )
@@ -172,20 +199,38 @@ def test_bad_parameters_are_a_value_error(kwargs: dict[str, object]) -> None:
 
 
 @configs
-@pytest.mark.filterwarnings("ignore:.*Not able to test alternative render modes")
-def test_gymnasiums_check_env_passes(variant: str, players: int) -> None:
-    check_env(gymnasium.make(rl_gym.ENV_ID, variant=variant, players=players).unwrapped)
-    check_env(rl_gym.BuracoEnv(variant, players, opponent="random", seat=players - 1))
+@skips
+def test_gymnasiums_check_env_passes(
+    variant: str, players: int, skip_forced: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    made = gymnasium.make(rl_gym.ENV_ID, variant=variant, players=players, skip_forced=skip_forced)
+    check_env(made.unwrapped)
+    for mode in ("ansi", "human"):  # check_env renders every mode of the spec's environment
+        made = gymnasium.make(
+            rl_gym.ENV_ID,
+            variant=variant,
+            players=players,
+            opponent="random",
+            seat=players - 1,
+            skip_forced=skip_forced,
+            render_mode=mode,
+        )
+        check_env(made.unwrapped)
+    assert "seat " in capsys.readouterr().out
 
 
 @configs
+@skips
+@pytest.mark.parametrize("dense", [False, True], ids=["sparse", "dense"])
 def test_the_single_agent_reward_is_the_learning_teams_score_difference(
-    variant: str, players: int
+    variant: str, players: int, skip_forced: bool, dense: bool
 ) -> None:
-    table = rl_gym.BuracoEnv(variant, players, reward_scale=2.0, seat=1)
+    table = rl_gym.BuracoEnv(
+        variant, players, reward_scale=2.0, seat=1, skip_forced=skip_forced, dense_rewards=dense
+    )
     observation, info = table.reset(seed=3)
     rng = random.Random(2)
-    total, steps, done = 0.0, 0, False
+    total, steps, done, lead = 0.0, 0, False, 0
     while not done:
         mask = table.action_masks()
         engine, pending = table.engine_state, table.pending_tokens
@@ -193,22 +238,28 @@ def test_the_single_agent_reward_is_the_learning_teams_score_difference(
         assert [t for t in range(NUM_TOKENS) if mask[t]] == list(legal_tokens(engine, pending))
         assert np.array_equal(info["action_mask"].astype(bool), mask)
         assert np.array_equal(observation, encode(br.view(engine, 1), pending))
+        assert mask.sum() >= (2 if skip_forced else 1)
         observation, reward, terminated, truncated, info = table.step(
             int(rng.choice(np.flatnonzero(mask)))
         )
         total += reward
         steps += 1
         done = terminated or truncated
-        assert reward == 0.0 or done
+        if not dense:
+            assert reward == 0.0 or done
+        elif not done:  # the change in the learning team's lead on the table since paid
+            now = table.position.table_difference()
+            assert reward == pytest.approx(2.0 * (lead - now))
+            lead = now
     engine = table.engine_state
     scores = [s.total for s in br.score(engine)]
-    assert total == 2.0 * (scores[1] - scores[0])
+    assert total == pytest.approx(2.0 * (scores[1] - scores[0]))
     assert not table.action_masks().any()
 
 
 def test_the_single_agent_env_truncates_and_reproduces_its_seed() -> None:
     def run(seed: int) -> tuple[object, float, bool, bool]:
-        table = rl_gym.BuracoEnv("italian", 4, max_turns=13)
+        table = rl_gym.BuracoEnv("italian", 4, max_turns=13, reward_scale=1.0)
         table.reset(seed=seed)
         rng = random.Random(0)
         while True:
@@ -241,6 +292,6 @@ def test_the_single_agent_env_takes_a_bot_object() -> None:
     table.reset(seed=2)
     assert "seat 0" in str(table.render())
     with pytest.raises(ValueError):
-        rl_gym.BuracoEnv(opponent=object())  # type: ignore[arg-type]
+        rl_gym.BuracoEnv(opponent=object())
     with pytest.raises(ValueError):
         rl_gym.BuracoEnv(players=2, seat=2)

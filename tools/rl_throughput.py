@@ -28,7 +28,10 @@ import pyspiel
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.rl import openspiel
+from buraco_rules.rl._position import Position
 from buraco_rules.rl.encoding import action_to_tokens, legal_tokens
+from buraco_rules.rl.gymnasium import BuracoEnv
+from buraco_rules.rl.observation import encode
 from buraco_rules.rl.pettingzoo import BuracoAECEnv, env
 
 RLCARD_GIN_RUMMY_US = 386.0
@@ -130,6 +133,113 @@ def raw_pettingzoo_row(rules: br.RuleSet, players: int, hands: list[Hand]) -> fl
     return elapsed
 
 
+class Replay:
+    """A bot that plays recorded actions in order (the Gymnasium env's other seats)."""
+
+    def __init__(self, actions: list[br.Action]) -> None:
+        self.actions = iter(actions)
+
+    def choose(self, view: object, rng: object) -> br.Action:
+        return next(self.actions)
+
+
+def choices(
+    state: br.GameState, actions: list[br.Action], skip: bool, seat: int | None = None
+) -> tuple[list[int], list[br.Action]]:
+    """The tokens an agent steps in the hand (those of ``seat`` only, if given; with ``skip``,
+    only those with an alternative), and the actions of the other seats."""
+    position = Position(state)
+    mine: list[int] = []
+    others: list[br.Action] = []
+    for action in actions:
+        actor = position.engine.current_player
+        if seat is not None and actor != seat:
+            others.append(action)
+            position = position.play(action, 10**9)
+            continue
+        for token in action_to_tokens(action):
+            if not skip or len(position.legal()) > 1:
+                mine.append(token)
+            position = position.step(token, 10**9)
+    return mine, others
+
+
+def gymnasium_hands(rules: br.RuleSet, players: int, hands: int) -> list[Hand]:
+    """Random hands from the deals ``BuracoEnv.reset(seed=...)`` makes (the learner, seat 0, is
+    first to act, so the reset plays nothing)."""
+    table = BuracoEnv(rules.name, players, max_turns=10_000, skip_forced=False)
+    out = []
+    for seed in range(hands):
+        table.reset(seed=seed)
+        state = table.engine_state
+        rng = random.Random(seed)
+        actions = []
+        while not state.is_over:
+            action = rng.choice(br.legal_actions(state))
+            actions.append(action)
+            state = br.apply(state, action)
+        out.append((seed, actions))
+    return out
+
+
+def gymnasium_row(
+    rules: br.RuleSet, players: int, hands: list[Hand], skip: bool
+) -> tuple[float, int]:
+    """The Gymnasium env: the learner (seat 0) steps its recorded tokens (``action_masks`` +
+    ``step``), the other seats replay theirs; CPU time and the learner's steps."""
+    elapsed = 0.0
+    steps = 0
+    dealer = BuracoEnv(rules.name, players, max_turns=10_000, skip_forced=False)
+    for seed, actions in hands:
+        dealer.reset(seed=seed)
+        mine, others = choices(dealer.engine_state, actions, skip, seat=0)
+        table = BuracoEnv(rules.name, players, max_turns=10_000, skip_forced=skip)
+        table.opponent = Replay(others)
+        table.reset(seed=seed)
+        start = clock()
+        for token in mine:
+            table.action_masks()
+            table.step(token)
+        elapsed += clock() - start
+        steps += len(mine)
+    return elapsed, steps
+
+
+def skipping_pettingzoo_row(
+    rules: br.RuleSet, players: int, hands: list[Hand]
+) -> tuple[float, int]:
+    """The wrapped PettingZoo env with ``skip_forced`` (``last`` + ``step``); CPU time and the
+    agents' steps."""
+    table = env(variant=rules.name, players=players, max_turns=10_000, skip_forced=True)
+    elapsed = 0.0
+    steps = 0
+    for seed, actions in hands:
+        mine, _ = choices(deal_of(rules, players, seed), actions, skip=True)
+        tokens = iter(mine)
+        table.reset(seed=seed)
+        start = clock()
+        for _ in table.agent_iter():
+            _, _, terminated, truncated, _ = table.last()
+            table.step(None if terminated or truncated else next(tokens))
+        elapsed += clock() - start
+        steps += len(mine)
+    return elapsed, steps
+
+
+def encode_row(rules: br.RuleSet, players: int, hands: list[Hand]) -> float:
+    """``encode(view)`` of the acting seat at every decision (a new engine state each)."""
+    views = []
+    for seed, actions in hands:
+        state = deal_of(rules, players, seed)
+        for action in actions:
+            views.append(br.view(state, state.current_player))
+            state = br.apply(state, action)
+    start = clock()
+    for seen in views:
+        encode(seen)
+    return clock() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=20)
@@ -137,30 +247,51 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     args = parser.parse_args()
     rules = variants.get(args.variant)
-    hands = random_hands(rules, args.players, args.hands)
-    decisions = sum(len(actions) for _, actions in hands)
-    tokens = sum(len(action_to_tokens(a)) for _, actions in hands for a in actions)
     n = args.players
-    rows: list[tuple[str, Callable[[], float], bool]] = [
-        ("engine (legal_actions + apply)", lambda: engine_row(rules, n, hands), False),
-        ("token code on the engine", lambda: token_row(rules, n, hands), True),
-        ("OpenSpiel python_buraco", lambda: openspiel_row(rules, n, hands, False), True),
-        ("OpenSpiel, with observation_tensor", lambda: openspiel_row(rules, n, hands, True), True),
-        ("PettingZoo env (last + step)", lambda: pettingzoo_row(rules, n, hands), True),
-        ("PettingZoo raw env (observe + step)", lambda: raw_pettingzoo_row(rules, n, hands), True),
+    hands = random_hands(rules, n, args.hands)
+    gym_hands = gymnasium_hands(rules, n, args.hands)
+    decisions = sum(len(actions) for _, actions in hands)
+    gym_decisions = sum(len(actions) for _, actions in gym_hands)
+    tokens = sum(len(action_to_tokens(a)) for _, actions in hands for a in actions)
+    Row = tuple[str, Callable[[], tuple[float, int]], int]
+    rows: list[Row] = [
+        ("engine (legal_actions + apply)", lambda: (engine_row(rules, n, hands), decisions), 0),
+        ("encode(view) at every decision", lambda: (encode_row(rules, n, hands), decisions), 0),
+        ("token code on the engine", lambda: (token_row(rules, n, hands), tokens), 0),
+        ("OpenSpiel python_buraco", lambda: (openspiel_row(rules, n, hands, False), tokens), 0),
+        (
+            "OpenSpiel, with observation_tensor",
+            lambda: (openspiel_row(rules, n, hands, True), tokens),
+            0,
+        ),
+        ("PettingZoo env (last + step)", lambda: (pettingzoo_row(rules, n, hands), tokens), 0),
+        (
+            "PettingZoo raw env (observe + step)",
+            lambda: (raw_pettingzoo_row(rules, n, hands), tokens),
+            0,
+        ),
+        ("PettingZoo env, skip_forced", lambda: skipping_pettingzoo_row(rules, n, hands), 0),
+        ("Gymnasium env, every token", lambda: gymnasium_row(rules, n, gym_hands, False), 1),
+        ("Gymnasium env, skip_forced", lambda: gymnasium_row(rules, n, gym_hands, True), 1),
     ]
     print(
         f"{args.variant}, {n} players: {args.hands} random hands, {decisions} decisions, "
-        f"{tokens} tokens ({tokens / decisions:.2f} a decision); CPU time\n"
+        f"{tokens} tokens ({tokens / decisions:.2f} a decision); CPU time. The Gymnasium rows "
+        f"play {gym_decisions} decisions (its own deals), the other seats replayed by a bot.\n"
     )
-    print("| loop | µs per token step | µs per engine decision |")
-    print("|---|---|---|")
-    for name, run, by_token in rows:
-        br.clear_caches()
-        elapsed = run()
-        per_token = f"{elapsed / tokens * 1e6:.0f}" if by_token else "—"
-        print(f"| {name} | {per_token} | {elapsed / decisions * 1e6:.0f} |")
-    print(f"| RLCard gin rummy (for comparison, a step) | {RLCARD_GIN_RUMMY_US:.0f} | — |")
+    print("| loop | steps | µs a step | µs a hand decision | steps/s ÷ engine decisions/s |")
+    print("|---|---|---|---|---|")
+    engine_rate = 0.0
+    for name, run, gym in rows:
+        br.clear_caches()  # every row starts cold, as the hands were new
+        elapsed, steps = run()
+        engine_rate = engine_rate or steps / elapsed
+        per_decision = elapsed / (gym_decisions if gym else decisions) * 1e6
+        ratio = steps / elapsed / engine_rate
+        print(
+            f"| {name} | {steps} | {elapsed / steps * 1e6:.0f} | {per_decision:.0f} | {ratio:.2f} |"
+        )
+    print(f"| RLCard gin rummy (for comparison, a step) | — | {RLCARD_GIN_RUMMY_US:.0f} | — | — |")
 
 
 if __name__ == "__main__":

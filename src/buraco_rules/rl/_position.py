@@ -17,6 +17,7 @@ from ..engine.scoring import score
 from ..engine.state import GameState
 from ..play.face import apply
 from .encoding import is_complete, legal_tokens, token_to_string, tokens_to_action
+from .observation import _points
 
 _FACES: Final = all_cards()
 _COPIES: Final = tuple(DECK.count(c) for c in _FACES)
@@ -109,6 +110,25 @@ class Position:
         return Position(
             engine=after, turns=turns, truncated=not after.is_over and turns >= max_turns
         )
+
+    def play_forced(self, max_turns: int, seat: int | None = None) -> tuple[Position, int]:
+        """The position after every token with a single legal choice (of ``seat`` only, if
+        given) is played, and how many were: what ``skip_forced`` environments do."""
+        position = self
+        played = 0
+        while not position.over and (seat is None or position.engine.current_player == seat):
+            legal = position.legal()
+            if len(legal) != 1:
+                break
+            position = position.step(legal[0], max_turns)
+            played += 1
+        return position, played
+
+    def table_difference(self) -> int:
+        """Team 0's points on the table less team 1's (``PlayerView.public_points``, public):
+        the potential the dense rewards pay the changes of."""
+        engine = self.engine
+        return _points(engine.melds[0], engine.rules) - _points(engine.melds[1], engine.rules)
 
     def team_difference(self) -> int:
         """Team 0's total less team 1's, the hand scored as it stands."""

@@ -1,16 +1,21 @@
-"""Buraco as a single-agent Gymnasium environment: one learning seat, the others played by the
-library's bots.
+"""Buraco as a single-agent Gymnasium environment: one learning seat, the others played by bots
+or by policies (self-play).
 
 Needs Gymnasium (``pip install 'buraco-rules[pettingzoo]'``). Importing this module registers
 :data:`ENV_ID` with Gymnasium. The learning seat spells its actions a token per step
-(:mod:`buraco_rules.rl.encoding`); between its steps the other seats (its partner too, with four
-players) play whole actions with their bot (``"greedy"`` by default). Observations are
-``encode(view, prefix)`` (:mod:`buraco_rules.rl.observation`); :meth:`BuracoEnv.action_masks`
-gives the legal tokens as sb3-contrib's ``MaskablePPO`` expects them, and ``info["action_mask"]``
-the same. The reward is paid when the hand ends: the learning team's total less the other
-team's, times ``reward_scale``; a hand cut at ``max_turns`` turns is truncated and scored as it
-stands. An illegal token ends the hand with the game's lowest reward
-(``info["illegal_action"]``).
+(:mod:`buraco_rules.rl.encoding`); with ``skip_forced`` (the default) a token with a single legal
+choice is played by the environment, so every step is a real choice. Between its steps the other
+seats (its partner too, with four players) play whole actions with ``opponent``: a bot, a bot's
+name (``"greedy"`` by default), or a token policy ``policy(observation, mask) -> token`` (a
+:class:`~buraco_rules.rl.policy.PolicyBot` plays it: a frozen copy of the learner, for
+self-play). Observations are ``encode(view, prefix)`` (:mod:`buraco_rules.rl.observation`);
+:meth:`BuracoEnv.action_masks` gives the legal tokens as sb3-contrib's ``MaskablePPO`` expects
+them, and ``info["action_mask"]`` the same. The reward is the learning team's total less the
+other team's, times ``reward_scale`` (:data:`~buraco_rules.rl.rewards.DEFAULT_REWARD_SCALE`,
+0.001 a point), paid when the hand ends, or with ``dense_rewards`` paid as the lead on the table
+changes, summing to the same (:mod:`buraco_rules.rl.rewards`). A hand cut at ``max_turns`` turns
+is ``truncated`` and scored as it stands. An illegal token ends the hand with the game's lowest
+reward (``info["illegal_action"]``).
 
 >>> import gymnasium
 >>> import buraco_rules.rl.gymnasium as rl_gym
@@ -36,47 +41,71 @@ from ..hidden.views import view
 from ..play.face import new_game
 from ._position import IllegalToken, Position, SteppedHand, utility_bound
 from .encoding import NUM_TOKENS
-from .observation import OBSERVATION_SIZE, encode, with_prefix
-from .pettingzoo import _positive_int, _positive_number, _rules_and_players, render_table
+from .observation import OBSERVATION_SIZE, _write_prefix, encode
+from .pettingzoo import (
+    _positive_int,
+    _positive_number,
+    _render_mode,
+    _rules_and_players,
+    render_table,
+)
+from .policy import PolicyBot
+from .rewards import DEFAULT_REWARD_SCALE, Payer
 
-__all__ = ["ENV_ID", "OBSERVATION_SIZE", "BuracoEnv"]
+__all__ = ["ENV_ID", "OBSERVATION_SIZE", "BuracoEnv", "as_bot"]
 
 ENV_ID: Final = "buraco_rules/Buraco-v0"
 """The id the environment is registered under: ``gymnasium.make("buraco_rules/Buraco-v0")``."""
 
 
-class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
-    """One learning seat against (and, with four players, beside) bots; see the module.
+def as_bot(opponent: object) -> Bot:
+    """A bot for ``opponent``: a bot as it is, a bot's name through
+    :func:`~buraco_rules.bots.bot_from_name`, a token policy as a
+    :class:`~buraco_rules.rl.policy.PolicyBot`; anything else is a ``ValueError``."""
+    if isinstance(opponent, str):
+        return bot_from_name(opponent)
+    if callable(getattr(opponent, "choose", None)):
+        return opponent  # type: ignore[return-value]
+    if callable(opponent):
+        return PolicyBot(opponent)
+    raise ValueError(f"opponent must be a bot, a bot's name or a policy, not {opponent!r}")
 
-    ``opponent`` is a bot (anything with ``choose(view, rng)``) or a bot's name (``"random"``,
+
+class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
+    """One learning seat against (and, with four players, beside) bots or policies; see the
+    module.
+
+    ``opponent`` is a bot (anything with ``choose(view, rng)``), a bot's name (``"random"``,
     ``"greedy"``, ``"montecarlo"``, ``"ismcts"``, or a search bot with its budget as in
-    ``"ismcts:100"``, :func:`~buraco_rules.bots.bot_from_name`); ``seat`` is the learning seat.
+    ``"ismcts:100"``, :func:`~buraco_rules.bots.bot_from_name`) or a token policy; it may be
+    replaced between hands through :attr:`opponent` (:func:`as_bot` reads what is given).
+    ``seat`` is the learning seat.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - declared so by gymnasium.Env
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 - declared so by gymnasium.Env
 
     def __init__(
         self,
         variant: str = "buraco-fechado",
         players: int = 2,
         max_turns: int = 300,
-        reward_scale: float = 1.0,
-        opponent: Bot | str = "greedy",
+        reward_scale: float = DEFAULT_REWARD_SCALE,
+        opponent: object = "greedy",
         seat: int = 0,
         render_mode: str | None = None,
+        skip_forced: bool = True,
+        dense_rewards: bool = False,
     ) -> None:
         self.rules, self.players = _rules_and_players(variant, players)
         self.max_turns = _positive_int("max_turns", max_turns)
         self.reward_scale = _positive_number("reward_scale", reward_scale)
-        self.opponent: Bot = bot_from_name(opponent) if isinstance(opponent, str) else opponent
-        if not callable(getattr(self.opponent, "choose", None)):
-            raise ValueError(f"opponent must be a bot or a bot's name, not {opponent!r}")
+        self._opponent = as_bot(opponent)
         if type(seat) is not int or not 0 <= seat < self.players:
             raise ValueError(f"seat must be a seat from 0 to {self.players - 1}, not {seat!r}")
         self.seat = seat
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = _render_mode(render_mode, self.metadata["render_modes"])
+        self.skip_forced = bool(skip_forced)
+        self.dense_rewards = bool(dense_rewards)
         self.observation_space = spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_TOKENS)
         self.illegal_reward = -utility_bound(self.rules) * self.reward_scale
@@ -84,54 +113,84 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self._bots_rng = random.Random()
         self._position: Position | None = None  # read through SteppedHand.position
         self._ended = False
+        self._payer = Payer(self.reward_scale, self.dense_rewards)
+        self._mask: tuple[Position, npt.NDArray[np.bool_]] | None = None
         self._seen: tuple[GameState, npt.NDArray[np.float32]] | None = None
         """The last engine state observed and its observation without a prefix."""
 
+    @property
+    def opponent(self) -> Bot:
+        """The bot of the other seats (set it to a bot, a bot's name or a policy)."""
+        return self._opponent
+
+    @opponent.setter
+    def opponent(self, opponent: object) -> None:
+        """Read through :func:`as_bot`."""
+        self._opponent = as_bot(opponent)
+
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal tokens of the learning seat, as booleans (all False once the hand is over)."""
-        mask = np.zeros(NUM_TOKENS, np.bool_)
         position = self.position
+        kept = self._mask
+        if kept is not None and kept[0] is position and not self._ended:
+            return kept[1].copy()  # asked by the learner, then for info: worked out once
+        mask = np.zeros(NUM_TOKENS, np.bool_)
         if not (position.over or self._ended) and position.engine.current_player == self.seat:
             mask[list(position.legal())] = True
-        return mask
+        self._mask = (position, mask)
+        return mask.copy()
 
-    def _observation(self) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
+    def _observation(self, skipped: int = 0) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         position = self.position
         engine = position.engine
         if self._seen is None or self._seen[0] is not engine:
             self._seen = (engine, encode(view(engine, self.seat)))
-        observation = with_prefix(self._seen[1], position.pending)
-        return observation, {"action_mask": self.action_masks().astype(np.int8)}
+        observation = self._seen[1].copy()  # the kept one has an empty prefix
+        if position.pending:  # tokens the position checked already
+            _write_prefix(observation, position.pending)
+        mask = self.action_masks().astype(np.int8)
+        return observation, {"action_mask": mask, "forced_tokens": skipped}
 
-    def _play_bots(self, position: Position) -> Position:
-        while not position.over and position.engine.current_player != self.seat:
-            engine = position.engine
-            action = self.opponent.choose(view(engine, engine.current_player), self._bots_rng)
-            position = position.play(action, self.max_turns)
-        return position
+    def _advance(self, position: Position) -> tuple[Position, int]:
+        """Let the other seats play, and the forced tokens of the learning seat be played, until
+        it has a choice or the hand ends."""
+        skipped = 0
+        while True:
+            while not position.over and position.engine.current_player != self.seat:
+                engine = position.engine
+                choice = self._opponent.choose(view(engine, engine.current_player), self._bots_rng)
+                position = position.play(choice, self.max_turns)
+            if not self.skip_forced:
+                return position, skipped
+            position, played = position.play_forced(self.max_turns, self.seat)
+            skipped += played
+            if position.over or position.engine.current_player == self.seat:
+                return position, skipped
 
     def _reward(self, position: Position) -> float:
-        diff = position.team_difference() * self.reward_scale
-        return diff if TEAM[self.seat] == 0 else -diff
+        due = self._payer.pay(position)
+        return due if TEAM[self.seat] == 0 else -due
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
-        """Deal a new hand (the same seed, the same deal and the same bot play) and let the bots
-        play until the learning seat is to act."""
+        """Deal a new hand (the same seed, the same deal and the same bot play) and let the other
+        seats play, and the forced tokens be played, until the learning seat has a choice."""
         super().reset(seed=seed)
         deal = int(self.np_random.integers(2**63))
         self._bots_rng = random.Random(int(self.np_random.integers(2**63)))
         first = Position(new_game(self.rules, self.players, seed=deal))
         self._ended = False
-        self._position = self._play_bots(first)
-        return self._observation()
+        self._payer = Payer(self.reward_scale, self.dense_rewards)
+        self._position, skipped = self._advance(first)
+        return self._observation(skipped)
 
     def step(
         self, action: np.int64 | int
     ) -> tuple[npt.NDArray[np.float32], float, bool, bool, dict[str, Any]]:
-        """Spell one token for the learning seat; the bots then play until it is to act again
-        or the hand ends."""
+        """Spell one token for the learning seat; the others then play (and its forced tokens
+        are played) until it has a choice again or the hand ends. ``truncated`` is True when the
+        hand was cut at ``max_turns`` (the reward then scores it as it stands)."""
         position = self.position
         if position.over or self._ended:
             raise RuntimeError("the hand is over: call reset()")
@@ -142,19 +201,25 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
             observation, info = self._observation()
             info["illegal_action"] = True
             return observation, self.illegal_reward, True, False, info
-        position = self._play_bots(position)
+        position, skipped = self._advance(position)
         self._position = position
-        observation, info = self._observation()
+        observation, info = self._observation(skipped)
+        reward = self._reward(position)
         if not position.over:
-            return observation, 0.0, False, False, info
-        return observation, self._reward(position), not position.truncated, position.truncated, info
+            return observation, reward, False, False, info
+        return observation, reward, not position.truncated, position.truncated, info
 
     def render(self) -> str | None:
-        """With ``render_mode="ansi"``, the learning seat's table as text."""
+        """The learning seat's table as text: returned with ``render_mode="ansi"``, printed with
+        ``"human"``."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode")
             return None
-        return render_table(self.position, self.seat)
+        text = render_table(self.position, self.seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
 
 gymnasium.register(id=ENV_ID, entry_point="buraco_rules.rl.gymnasium:BuracoEnv")

@@ -28,18 +28,21 @@ from typing import Final, NamedTuple, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ..core.cards import DECK
+from ..core.cards import DECK, JOKER
 from ..core.rules import DECK_SIZE, RuleSet
 from ..engine.scoring import table_points
 from ..engine.state import TEAM, Phase
 from ..hidden.views import PlayerView
-from ..melds.meld import Meld, MeldKind
+from ..melds.geometry import highest, interval, lowest
+from ..melds.meld import POSITION_BITS, Meld, MeldKind
 from .encoding import NUM_SLOTS, NUM_TOKENS, _as_tokens
 
 __all__ = [
     "LAYOUT",
     "MELD_FEATURES",
     "OBSERVATION_SIZE",
+    "OTHER_SLOTS",
+    "OWN_SLOTS",
     "POINTS_SCALE",
     "Field",
     "encode",
@@ -62,9 +65,18 @@ class Field(NamedTuple):
 
 POINTS_SCALE: Final = 1000.0
 """Public points ``p`` are written ``p / (p + POINTS_SCALE)``."""
-MELD_FEATURES: Final = 73
-"""Numbers per meld slot: present, run, set, clean, canasta, size ÷ 14, the 14 run positions its
-natural cards fill, and the 53 card counts."""
+OWN_SLOTS: Final = 16
+"""Melds of the observer's team described slot by slot (the slots ``ADD`` tokens name); greedy
+play leaves at most 14 on a team's table, and the cards of any further ones still count in
+``table_cards``."""
+OTHER_SLOTS: Final = 10
+"""Melds of the other team described slot by slot."""
+MELD_FEATURES: Final = 31
+"""Numbers per meld slot, structural rather than card by card: run, set (both 0 for an empty
+slot); the run's suit (4, one-hot); the run positions 1-14 its natural cards fill (a set: its
+rank's); the low and high ends of the span its natural cards hold (÷ 14); where the wildcard
+stands (its position in a gap ÷ 14, or a flag: it floats at an end of a run, R8); what it is (a
+joker, a 2); the size ÷ 14; canasta; clean, mixed, semi-clean (R9, R22)."""
 _FLAGS: Final = (
     "discard_pile_starts_face_up",
     "sets_allowed",
@@ -81,12 +93,19 @@ _FIELDS: Final = (
     ("hand", 53, "own hand: count of each card face ÷ its copies"),
     ("discard_pile", 53, "the visible discard pile (all of an open one, the top of a closed one)"),
     ("discard_top", 53, "the top card of the discard pile, one-hot (all zero if it is empty)"),
+    ("table_cards", 53, "every card in a meld on the table, both teams: count ÷ copies"),
     (
-        "melds",
-        2 * NUM_SLOTS * MELD_FEATURES,
-        f"by relative team (own first), by slot 0-{NUM_SLOTS - 1}, {MELD_FEATURES} numbers each "
+        "own_melds",
+        OWN_SLOTS * MELD_FEATURES,
+        f"the observer's team's melds by slot 0-{OWN_SLOTS - 1}, {MELD_FEATURES} numbers each "
         "(MELD_FEATURES)",
     ),
+    (
+        "other_melds",
+        OTHER_SLOTS * MELD_FEATURES,
+        f"the other team's melds by slot 0-{OTHER_SLOTS - 1}, {MELD_FEATURES} numbers each",
+    ),
+    ("more_melds", 2, "by relative team: melds beyond the slots described, ÷ 36"),
     ("hand_sizes", 4, "cards in each hand ÷ 108, by relative seat (seats 2-3 zero with 2 players)"),
     ("stock_size", 1, "cards in the stock ÷ 108"),
     ("discard_pile_size", 1, "cards in the discard pile ÷ 108, seen or not"),
@@ -99,7 +118,7 @@ _FIELDS: Final = (
     ("extra_pile_sizes", 2, "by relative team: cards in the extra pile set aside ÷ 108"),
     ("phase", 3, "draw, play, over: one-hot"),
     ("to_act", 4, "the seat to act, one-hot by relative seat"),
-    ("taken_single_card", 53, "the single card just taken from an open pile (R11), one-hot"),
+    ("taken_single_card", 1, "a single card was just taken from an open pile (R11)"),
     ("went_out", 2, "the relative team that went out, one-hot"),
     ("public_points", 2, "by relative team, points on the table p, as p / (p + 1000)"),
     ("players", 2, "two or four players, one-hot"),
@@ -135,10 +154,12 @@ _S = {name: field.start for name, field in LAYOUT.items()}
 _PHASE: Final = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.OVER: 2}
 _HAND: Final = LAYOUT["hand"].slice
 _PILE: Final = LAYOUT["discard_pile"].slice
+_TABLE: Final = LAYOUT["table_cards"].slice
+_OWN: Final = LAYOUT["own_melds"].slice
+_OTHER: Final = LAYOUT["other_melds"].slice
 _RULES: Final = LAYOUT["rules"].slice
-_MELDS_OWN: Final = slice(_S["melds"], _S["melds"] + NUM_SLOTS * MELD_FEATURES)
-_MELDS_OTHER: Final = slice(_MELDS_OWN.stop, LAYOUT["melds"].stop)
 _T = TypeVar("_T")
+_JOKER_ID: Final = int(JOKER)
 
 
 def _counts(cards: Sequence[int], size: int = 53) -> npt.NDArray[np.float32]:
@@ -152,18 +173,43 @@ def _meld_vector(meld: Meld) -> npt.NDArray[np.float32]:
     """The :data:`MELD_FEATURES` numbers of one meld (melds recur from state to state, so they
     are worked out once; the array is never written to)."""
     out = np.zeros(MELD_FEATURES, dtype=np.float32)
-    out[0] = 1.0
-    out[1] = meld.kind is MeldKind.RUN
-    out[2] = meld.kind is MeldKind.SET
-    out[3] = meld.wildcard is None
-    out[4] = len(meld.cards) >= 7
-    out[5] = min(len(meld.cards), 14) / 14.0
-    naturals = meld.naturals
+    wildcard = meld.wildcard
+    if meld.kind is MeldKind.RUN:
+        out[0] = 1.0
+        if meld.suit is not None:
+            out[2 + int(meld.suit)] = 1.0
+        naturals = meld.naturals
+    else:
+        out[1] = 1.0
+        naturals = _set_positions(meld)
+    out[6:20] = [(naturals >> (p + 1)) & 1 for p in range(14)]  # positions 1-14
     if naturals:
-        out[6:20] = [(naturals >> (p + 1)) & 1 for p in range(14)]  # positions 1-14
-    out[20:73] = _counts(meld.cards) * _INVERSE_COPIES
+        low, high = lowest(naturals), highest(naturals)
+        gap = 0
+        if wildcard is not None and meld.kind is MeldKind.RUN:
+            holes = interval(low, high) & ~naturals
+            gap = lowest(holes) if holes else 0
+        out[20], out[21] = low / 14.0, high / 14.0
+        if wildcard is not None:
+            out[22] = gap / 14.0 if gap else 0.0
+            out[23] = meld.kind is MeldKind.RUN and not gap
+    if wildcard is not None:
+        out[24] = int(wildcard) == _JOKER_ID
+        out[25] = int(wildcard) != _JOKER_ID
+    out[26] = min(len(meld.cards), 14) / 14.0
+    out[27] = meld.is_canasta
+    semi = meld.is_semi_clean
+    out[28] = wildcard is None
+    out[29] = wildcard is not None and not semi
+    out[30] = semi
     out.flags.writeable = False
     return out
+
+
+def _set_positions(meld: Meld) -> int:
+    """The run positions of a set's rank (an ace both ends)."""
+    natural = next((c for c in meld.cards if c != meld.wildcard), None)
+    return 0 if natural is None else POSITION_BITS[int(natural)]
 
 
 def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float32]:
@@ -191,8 +237,14 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
         out[_S["discard_top"] + top] = 1.0
     melds = view.melds
     mine, theirs = melds[my_team], melds[1 - my_team]
-    out[_MELDS_OWN] = _shared(mine, _team_block)
-    out[_MELDS_OTHER] = _shared(theirs, _team_block)
+    own = _shared(mine, _own_block)
+    other = _shared(theirs, _other_block)
+    out[_OWN] = own[:-53]
+    out[_OTHER] = other[:-53]
+    out[_TABLE] = own[-53:]
+    out[_TABLE] += other[-53:]
+    out[_S["more_melds"]] = max(0, len(mine) - OWN_SLOTS) / NUM_SLOTS
+    out[_S["more_melds"] + 1] = max(0, len(theirs) - OTHER_SLOTS) / NUM_SLOTS
     at = _S["hand_sizes"]
     for seat, size in enumerate(view.hand_sizes):
         out[at + (seat - me) % players] = size / DECK_SIZE
@@ -211,8 +263,7 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
             out[_S["extra_pile_sizes"] + relative] = extra / DECK_SIZE
     out[_S["phase"] + _PHASE[view.phase]] = 1.0
     out[_S["to_act"] + (view.current_player - me) % players] = 1.0
-    if view.taken_single_card is not None:
-        out[_S["taken_single_card"] + view.taken_single_card] = 1.0
+    out[_S["taken_single_card"]] = view.taken_single_card is not None
     if view.went_out is not None:
         out[_S["went_out"] + (view.went_out ^ my_team)] = 1.0
     p = _points(mine, rules)
@@ -230,12 +281,22 @@ def _scaled_counts(cards: Sequence[int]) -> npt.NDArray[np.float32]:
     return _counts(cards) * _INVERSE_COPIES
 
 
-def _team_block(melds: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
-    """One team's melds, slot by slot, :data:`MELD_FEATURES` numbers each."""
-    block = np.zeros((NUM_SLOTS, MELD_FEATURES), dtype=np.float32)
-    for slot, meld in enumerate(melds[:NUM_SLOTS]):
-        block[slot] = _meld_vector(meld)
-    return block.reshape(-1)
+def _team_block(melds: tuple[Meld, ...], slots: int) -> npt.NDArray[np.float32]:
+    """One team's first ``slots`` melds, :data:`MELD_FEATURES` numbers each, then the counts of
+    all its melded cards ÷ copies (53)."""
+    block = np.zeros(slots * MELD_FEATURES + 53, dtype=np.float32)
+    for slot, meld in enumerate(melds[:slots]):
+        block[slot * MELD_FEATURES : (slot + 1) * MELD_FEATURES] = _meld_vector(meld)
+    block[-53:] = _counts([c for meld in melds for c in meld.cards]) * _INVERSE_COPIES
+    return block
+
+
+def _own_block(melds: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
+    return _team_block(melds, OWN_SLOTS)
+
+
+def _other_block(melds: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
+    return _team_block(melds, OTHER_SLOTS)
 
 
 def _rule_flags(rules: RuleSet) -> npt.NDArray[np.float32]:

@@ -24,6 +24,7 @@ stands.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from collections import Counter
@@ -80,13 +81,14 @@ GAME_TYPE: Final = pyspiel.GameType(
     max_num_players=4,
     min_num_players=2,
     provides_information_state_string=True,
-    provides_information_state_tensor=True,
+    provides_information_state_tensor=False,
     provides_observation_string=True,
     provides_observation_tensor=True,
     parameter_specification=DEFAULTS,
 )
 """The game's type: sequential, explicit chance, imperfect information, zero-sum, terminal
-rewards."""
+rewards; information states as strings only (a perfect-recall history has no exact tensor of a
+fixed size)."""
 
 _FACES: Final = all_cards()
 _COPIES: Final = tuple(DECK.count(c) for c in _FACES)
@@ -106,6 +108,47 @@ class _Config:
         return self
 
 
+@attrs.frozen(eq=False)
+class _Recall:
+    """One link of the hand's history as the seats observe it: the end of the deal (``previous``
+    None) or an action completed by ``actor`` (its ``tokens``), with the engine state after it.
+    A seat's perfect-recall information state is a digest of the links up to the last one (what
+    it saw after each action, and the action, all public but a draw's card, which only the view
+    of the seat that drew shows) and its observation now; :meth:`digest` works it out the first
+    time it is asked and keeps it."""
+
+    previous: _Recall | None
+    engine: GameState
+    actor: int = -1
+    tokens: tuple[int, ...] = ()
+    own_deal: tuple[tuple[int, ...], ...] = ()
+    """At the end of the deal: by seat, the faces dealt to it, in the order dealt."""
+    digests: dict[int, bytes] = attrs.field(factory=dict, repr=False)
+    """By seat, the digest once worked out (a memo: the link stays as it was)."""
+
+    def __deepcopy__(self, memo: object) -> _Recall:
+        return self
+
+    def digest(self, seat: int) -> bytes:
+        """The digest of what ``seat`` observed up to and including this link."""
+        pending: list[_Recall] = []
+        link: _Recall | None = self
+        while link is not None and seat not in link.digests:
+            pending.append(link)
+            link = link.previous
+        for link in reversed(pending):
+            hasher = hashlib.blake2b(digest_size=16)
+            if link.previous is None:
+                own = link.own_deal[seat] if link.own_deal else ()
+                hasher.update(f"dealt to me {own}".encode())
+            else:
+                hasher.update(link.previous.digests[seat])
+                hasher.update(f"{link.actor} played {link.tokens}".encode())
+            hasher.update(repr(view(link.engine, seat)).encode())
+            link.digests[seat] = hasher.digest()
+        return self.digests[seat]
+
+
 @attrs.frozen
 class _Node:
     """Everything a state holds, immutable: ``Clone()`` deep-copies a Python state's attributes,
@@ -115,6 +158,8 @@ class _Node:
     """The faces dealt so far, while the deal lasts."""
     position: Position | None = None
     """The hand once dealt."""
+    recall: _Recall | None = None
+    """The history's last link, once dealt."""
 
     def __deepcopy__(self, memo: object) -> _Node:
         return self
@@ -164,6 +209,10 @@ class BuracoGame(pyspiel.Game):  # type: ignore[misc]
         )
         super().__init__(GAME_TYPE, info, {**DEFAULTS, **(params or {})})
         self.config = config
+
+    def max_chance_nodes_in_history(self) -> int:
+        """The deal: 108 chance steps, and none after it."""
+        return DECK_SIZE
 
     def new_initial_state(self, *args: object) -> BuracoState:
         """The state before the deal."""
@@ -256,12 +305,24 @@ class BuracoState(pyspiel.State):  # type: ignore[misc]
             engine = new_game(
                 config.rules, config.players, deck=deck, first_player=config.first_player
             )
-            self._node = _Node(position=Position(engine))
+            own = tuple(
+                tuple(dealt[i] for i in _hand_positions(config, seat))
+                for seat in range(config.players)
+            )
+            self._node = _Node(
+                position=Position(engine), recall=_Recall(None, engine, own_deal=own)
+            )
             return
+        before = node.position
         try:
-            self._node = _Node(position=node.position.step(int(action), config.max_turns))
+            after = before.step(int(action), config.max_turns)
         except IllegalToken as error:
             raise ValueError(str(error)) from None
+        recall = node.recall
+        if after.engine is not before.engine:  # an action was completed
+            tokens = (*before.pending, int(action))
+            recall = _Recall(recall, after.engine, before.engine.current_player, tokens)
+        self._node = _Node(position=after, recall=recall)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -289,19 +350,32 @@ class BuracoState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player: int, sampler: Callable[[], float]) -> BuracoState:
         """A state with the same information state for ``player``: the cards ``player`` cannot
-        see dealt again at random (``br.determinize``; during the deal, the cards dealt to the
-        others so far), drawn from a ``random.Random`` seeded by ``sampler()``. The tokens being
-        spelt by another seat, which ``player`` cannot see, are dropped."""
+        see dealt again at random, drawn from a ``random.Random`` seeded by ``sampler()``.
+
+        During the deal, the faces dealt to the others so far are drawn again from what
+        ``player`` has not been dealt and the state is dealt anew with them: its history is a
+        true one. After the deal the hidden cards are re-dealt with ``br.determinize`` (so they
+        agree with ``player``'s view now) in a clone, which keeps the history and move number of
+        this state (its chance outcomes are then the deal as it was, not the re-dealt one) and
+        ``player``'s record of it; the tokens another seat is spelling, which ``player`` cannot
+        see, are dropped."""
         rng = random.Random(int(float(sampler()) * 2**53))
         node = self._node
-        clone = BuracoState(self.get_game())
         position = node.position
         if position is None:
-            clone._node = _Node(dealt=_redeal(node.dealt, self._config, player, rng))
-            return clone
+            dealt = BuracoState(self.get_game())
+            for face in _redeal(node.dealt, self._config, player, rng):
+                dealt.apply_action(face)
+            return dealt
+        clone: BuracoState = self.clone()
         engine = determinize(view(position.engine, player), rng)
         pending = position.pending if position.engine.current_player == player else ()
-        clone._node = _Node(position=attrs.evolve(position, engine=engine, pending=pending))
+        recall = node.recall
+        kept = {} if recall is None else {player: recall.digest(player)}
+        clone._node = _Node(
+            position=attrs.evolve(position, engine=engine, pending=pending),
+            recall=_Recall(None, engine, digests=kept),
+        )
         return clone
 
     def __str__(self) -> str:
@@ -359,7 +433,8 @@ def from_engine_state(
     game: BuracoGame, engine_state: GameState, pending: Sequence[int] = ()
 ) -> BuracoState:
     """A state of ``game`` at ``engine_state`` (its rules and players must be the game's), with
-    the tokens ``pending`` spelt (they must lead toward a legal action). Its history is empty."""
+    the tokens ``pending`` spelt (they must lead toward a legal action). Its history is empty,
+    and its seats' records of the hand start there."""
     config: _Config = game.config
     if type(engine_state) is not GameState:
         raise TypeError(f"expected a GameState, not {type(engine_state).__name__}")
@@ -374,7 +449,7 @@ def from_engine_state(
     if tokens and is_complete(tokens):
         raise ValueError("the pending tokens spell a whole action: apply it instead")
     state = game.new_initial_state()
-    state._node = _Node(position=Position(engine_state, tokens))
+    state._node = _Node(position=Position(engine_state, tokens), recall=_Recall(None, engine_state))
     return state
 
 
@@ -392,9 +467,15 @@ class BuracoObserver:
     the view's observation followed by the deal's progress (dealt ÷ 108) and the turns played ÷
     ``max_turns``, the string a text of the same. The prefix of the action being spelt is the
     acting seat's alone. Private information is the seat's hand and prefix; an observer of public
-    information only leaves them out. The same for information states: a view holds everything
-    the rules keep public, but not the order things happened in (``perfect_recall`` is not
-    kept)."""
+    information only leaves them out.
+
+    With ``perfect_recall`` (information states) it gives strings only: the seat's whole record of
+    the hand, a digest of what it observed after every action (and, during the deal, the faces
+    dealt to it in order) followed by its observation now. Two histories give the same string
+    exactly when the seat observed the same things in the same order (but for a 128-bit digest's
+    collisions), so tabular algorithms keep information sets apart; no tensor of a fixed size
+    could hold that record, so none is offered (``provides_information_state_tensor`` is
+    False)."""
 
     def __init__(self, iig_obs_type: Any, params: dict[str, Any] | None) -> None:
         if params:
@@ -404,9 +485,14 @@ class BuracoObserver:
             raise ValueError("no Buraco observation shows every player's private cards")
         self._private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self._public = bool(iig_obs_type.public_info)
-        self.tensor = np.zeros(OBSERVATION_SIZE + _EXTRA, np.float32)
-        self.dict = {name: self.tensor[f.slice] for name, f in LAYOUT.items()}
-        self.dict["progress"] = self.tensor[OBSERVATION_SIZE:]
+        self._recall = bool(iig_obs_type.perfect_recall)
+        if self._recall and not (self._private and self._public):
+            raise ValueError("a perfect-recall record is of a seat's own and public information")
+        self.tensor = np.zeros(0 if self._recall else OBSERVATION_SIZE + _EXTRA, np.float32)
+        self.dict: dict[str, npt.NDArray[np.float32]] = {}
+        if not self._recall:
+            self.dict = {name: self.tensor[f.slice] for name, f in LAYOUT.items()}
+            self.dict["progress"] = self.tensor[OBSERVATION_SIZE:]
         self._kept: dict[int, tuple[GameState, npt.NDArray[np.float32]]] = {}
         """By seat, the last engine state observed and its observation without a prefix."""
 
@@ -419,7 +505,9 @@ class BuracoObserver:
 
     def set_from(self, state: BuracoState, player: int) -> None:
         """Fill :attr:`tensor` with ``state`` as ``player`` observes it (in place: :attr:`dict`
-        holds views of it)."""
+        holds views of it). A perfect-recall observer has no tensor: a ``ValueError``."""
+        if self._recall:
+            raise ValueError("a perfect-recall information state has no tensor, only a string")
         node = state._node
         tensor = self.tensor
         position = node.position
@@ -455,7 +543,20 @@ class BuracoObserver:
         tensor[OBSERVATION_SIZE + 1] = min(1.0, position.turns / state._config.max_turns)
 
     def string_from(self, state: BuracoState, player: int) -> str:
-        """``state`` as ``player`` observes it, as text."""
+        """``state`` as ``player`` observes it, as text (with ``perfect_recall``, after the
+        digest of its record of the hand)."""
+        node = state._node
+        text = self._observed(state, player)
+        if not self._recall:
+            return text
+        if node.recall is None:  # the deal: the faces dealt to the seat, in the order dealt
+            own = [
+                node.dealt[i] for i in _hand_positions(state._config, player) if i < len(node.dealt)
+            ]
+            return f"{text} | dealt in order " + " ".join(str(_FACES[f]) for f in own)
+        return f"record {node.recall.digest(player).hex()} | {text}"
+
+    def _observed(self, state: BuracoState, player: int) -> str:
         node = state._node
         seen, pending = self._seen(state, player)
         if seen is None:

@@ -6,9 +6,13 @@ game's lowest reward for the agent that played it; out-of-range actions and call
 are refused). Agents are ``player_0``, ``player_1``, ... by seat; each observes
 ``{"observation": encode(view, prefix), "action_mask": legal tokens}`` (the mask all zero, and
 the prefix left out, for the agents not to act); actions are ``Discrete(96)`` tokens
-(:mod:`buraco_rules.rl.encoding`). Rewards come when the hand ends: each agent's is its team's
-total less the other team's, times ``reward_scale``; a hand cut at ``max_turns`` turns is
-truncated and scored as it stands.
+(:mod:`buraco_rules.rl.encoding`); with ``skip_forced`` a token with a single legal choice is
+played by the environment (one token per step otherwise, as in the OpenSpiel game). Rewards come
+when the hand ends: each agent's is its team's total less the other team's, times
+``reward_scale`` (:data:`~buraco_rules.rl.rewards.DEFAULT_REWARD_SCALE`, 0.001 a point), or with
+``dense_rewards`` as the team's lead on the table changes, summing to the same
+(:mod:`buraco_rules.rl.rewards`); a hand cut at ``max_turns`` turns is truncated and scored as it
+stands. ``render_mode`` ``"ansi"`` returns the acting seat's table as text, ``"human"`` prints it.
 
 >>> from buraco_rules.rl.pettingzoo import env
 >>> table = env(variant="italian", players=4)
@@ -42,6 +46,7 @@ from ..play.rendering import render
 from ._position import Position, SteppedHand, token_name, utility_bound
 from .encoding import NUM_TOKENS
 from .observation import OBSERVATION_SIZE, _write_prefix, encode
+from .rewards import DEFAULT_REWARD_SCALE, Payer
 
 __all__ = ["ENV_NAME", "BuracoAECEnv", "env", "raw_env", "render_table"]
 
@@ -74,6 +79,12 @@ def _positive_number(name: str, value: object) -> float:
     return float(value)
 
 
+def _render_mode(mode: object, modes: list[str]) -> str | None:
+    if mode is not None and mode not in modes:
+        raise ValueError(f"render_mode must be None or one of {modes}, not {mode!r}")
+    return None if mode is None else str(mode)
+
+
 def render_table(position: Position, seat: int) -> str:
     """The table as ``seat`` sees it, as text: the turn, the seat to act and what it is spelling
     (shown to that seat only), then the view (:func:`buraco_rules.render`)."""
@@ -90,7 +101,7 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
     """The raw AEC environment (:func:`env` wraps it); see the module."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "name": ENV_NAME,
         "is_parallelizable": False,
         "render_fps": 1,
@@ -101,16 +112,19 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         variant: str = "buraco-fechado",
         players: int = 2,
         max_turns: int = 300,
-        reward_scale: float = 1.0,
+        reward_scale: float = DEFAULT_REWARD_SCALE,
         render_mode: str | None = None,
+        skip_forced: bool = False,
+        dense_rewards: bool = False,
     ) -> None:
         super().__init__()
         self.rules, self.players = _rules_and_players(variant, players)
         self.max_turns = _positive_int("max_turns", max_turns)
         self.reward_scale = _positive_number("reward_scale", reward_scale)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = _render_mode(render_mode, self.metadata["render_modes"])
+        self.skip_forced = bool(skip_forced)
+        self.dense_rewards = bool(dense_rewards)
+        self._payer = Payer(self.reward_scale, self.dense_rewards)
         self.possible_agents = [f"player_{s}" for s in range(self.players)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
@@ -150,7 +164,11 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         if seed is not None:
             self._rng = random.Random(seed)
         deal = self._rng.getrandbits(64)
-        self._position = Position(new_game(self.rules, self.players, seed=deal))
+        position = Position(new_game(self.rules, self.players, seed=deal))
+        if self.skip_forced:
+            position = position.play_forced(self.max_turns)[0]
+        self._position = position
+        self._payer = Payer(self.reward_scale, self.dense_rewards)
         self._seen.clear()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -185,13 +203,13 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         position = self.position.step(int(action), self.max_turns)  # type: ignore[arg-type]
+        if self.skip_forced:
+            position = position.play_forced(self.max_turns)[0]
         self._position = position
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        due = self._payer.pay(position)
+        self.rewards = {a: due if TEAM[self._seat[a]] == 0 else -due for a in self.agents}
         if position.over:
-            diff = position.team_difference() * self.reward_scale
-            for a in self.agents:
-                self.rewards[a] = diff if TEAM[self._seat[a]] == 0 else -diff
             done = dict.fromkeys(self.agents, True)
             if position.truncated:
                 self.truncations = done
@@ -201,12 +219,17 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        """With ``render_mode="ansi"``, the acting seat's table as text (:func:`render_table`)."""
+        """The acting seat's table as text (:func:`render_table`): returned with
+        ``render_mode="ansi"``, printed with ``"human"``."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode")
             return None
         position = self.position
-        return render_table(position, position.engine.current_player)
+        text = render_table(position, position.engine.current_player)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""
@@ -220,14 +243,17 @@ def env(
     variant: str = "buraco-fechado",
     players: int = 2,
     max_turns: int = 300,
-    reward_scale: float = 1.0,
+    reward_scale: float = DEFAULT_REWARD_SCALE,
     render_mode: str | None = None,
+    skip_forced: bool = False,
+    dense_rewards: bool = False,
 ) -> Any:
     """The environment, wrapped as PettingZoo's classic environments are
     (``TerminateIllegalWrapper`` with the game's lowest reward, ``AssertOutOfBoundsWrapper``,
-    ``OrderEnforcingWrapper``). The defaults are the OpenSpiel game's; bad parameters are a
-    ``ValueError``."""
-    built = BuracoAECEnv(variant, players, max_turns, reward_scale, render_mode)
+    ``OrderEnforcingWrapper``). Bad parameters are a ``ValueError``."""
+    built = BuracoAECEnv(
+        variant, players, max_turns, reward_scale, render_mode, skip_forced, dense_rewards
+    )
     wrapped: Any = wrappers.TerminateIllegalWrapper(built, illegal_reward=built.illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

@@ -1,0 +1,138 @@
+"""Token policies as bots: :class:`PolicyBot` plays any ``policy(observation, mask) -> token``
+from a seat's view, a token at a time, wherever a :class:`~buraco_rules.bots.Bot` plays.
+
+Needs numpy (``pip install 'buraco-rules[rl]'``). The bot spells its action as the environments
+do: at each step it shows the policy ``encode(view, prefix)``
+(:mod:`buraco_rules.rl.observation`) and the legal tokens as a boolean mask, and appends the
+token chosen; with ``skip_forced`` (the default, as the Gymnasium environment's) a token with no
+alternative is appended without asking. It sees nothing but the view, so it is as blind to hidden
+cards as any bot. :class:`MLPPolicy` is a small numpy network (as ``tools/train_policy.py``
+saves them) that plays with no deep-learning library.
+
+>>> import random
+>>> import numpy as np
+>>> import buraco_rules as br
+>>> from buraco_rules import variants
+>>> lowest = PolicyBot(lambda observation, mask: int(np.flatnonzero(mask)[0]))
+>>> state = br.new_game(variants.ITALIAN, 2, seed=1)
+>>> lowest.choose(br.view(state, 0), random.Random(0))
+DrawFromStock()
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.actions import Action
+from ..hidden.views import PlayerView
+from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
+from .observation import OBSERVATION_SIZE, encode, with_prefix
+
+__all__ = ["MLPPolicy", "Policy", "PolicyBot"]
+
+Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]
+"""A token policy: ``policy(observation, mask)`` returns a legal token (an int, or anything
+``int()`` reads, as numpy's integers)."""
+
+
+class PolicyBot:
+    """A :class:`~buraco_rules.bots.Bot` that spells its action with ``policy``, a token per
+    step, from the seat's view (see the module). A policy that returns an illegal token is a
+    ``ValueError`` naming it. The policy should be deterministic, or draw from its own seeded
+    generator: the ``rng`` a bot is given is not passed on."""
+
+    def __init__(self, policy: Policy, skip_forced: bool = True) -> None:
+        if not callable(policy):
+            raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+        self.policy = policy
+        self.skip_forced = bool(skip_forced)
+
+    def choose(self, view: PlayerView, rng: random.Random) -> Action:
+        """The action ``policy`` spells in ``view``."""
+        prefix: tuple[int, ...] = ()
+        plain = encode(view)
+        while not is_complete(prefix):
+            legal = legal_tokens(view, prefix)
+            if not legal:
+                raise ValueError("the seat has nothing to play in this view")
+            if self.skip_forced and len(legal) == 1:
+                token = legal[0]
+            else:
+                mask = np.zeros(NUM_TOKENS, np.bool_)
+                mask[list(legal)] = True
+                observation = with_prefix(plain, prefix) if prefix else plain.copy()
+                chosen = self.policy(observation, mask)
+                token = int(chosen)
+                if token not in legal:
+                    raise ValueError(
+                        f"the policy chose token {chosen!r}, not legal here (legal: "
+                        + " ".join(token_to_string(t) for t in legal)
+                        + ")"
+                    )
+            prefix += (token,)
+        return tokens_to_action(prefix)
+
+    def __repr__(self) -> str:
+        return f"PolicyBot({self.policy!r})"
+
+
+class MLPPolicy:
+    """A multilayer perceptron in numpy: ``tanh`` hidden layers, the masked argmax of the last
+    layer's logits. ``layers`` is a sequence of ``(weights, bias)`` with weights shaped ``(in,
+    out)``, the first ``in`` :data:`~buraco_rules.rl.observation.OBSERVATION_SIZE` and the last
+    ``out`` 96; a bad shape is a ``ValueError``."""
+
+    def __init__(self, layers: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]]) -> None:
+        built = [
+            (np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers
+        ]
+        width = OBSERVATION_SIZE
+        for w, b in built:
+            if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
+                raise ValueError(f"a layer of shape {w.shape} + {b.shape} after width {width}")
+            width = w.shape[1]
+        if not built or width != NUM_TOKENS:
+            raise ValueError(f"the last layer must have {NUM_TOKENS} outputs, not {width}")
+        self.layers = built
+
+    def logits(self, observation: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """The last layer's outputs for ``observation``."""
+        x = np.asarray(observation, dtype=np.float32)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if i < last:
+                x = np.tanh(x)
+        return x
+
+    def __call__(self, observation: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> int:
+        """The legal token with the highest logit."""
+        return int(np.argmax(np.where(np.asarray(mask, bool), self.logits(observation), -np.inf)))
+
+    def save(self, path: str | Path) -> None:
+        """Write the weights to ``path`` (numpy's ``.npz``)."""
+        arrays: dict[str, Any] = {}
+        for i, (w, b) in enumerate(self.layers):
+            arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+        np.savez_compressed(path, **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> MLPPolicy:
+        """The policy saved at ``path`` by :meth:`save`."""
+        with np.load(path) as saved:
+            return cls.from_arrays(saved)
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, npt.ArrayLike]) -> MLPPolicy:
+        """The policy of ``w0, b0, w1, b1, ...`` (as :meth:`save` writes them)."""
+        count = len([k for k in arrays if k.startswith("w")])
+        return cls([(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(count)])
+
+    def __repr__(self) -> str:
+        return "MLPPolicy(" + " -> ".join(str(w.shape[0]) for w, _ in self.layers) + " -> 96)"

@@ -1,0 +1,124 @@
+"""Token policies as bots (:mod:`buraco_rules.rl.policy`): a :class:`PolicyBot` plays legal
+actions wherever a bot does, sees what the environments show a learner, and, like the forced
+tokens the environments skip, depends on nothing its seat cannot see (re-dealt with
+``determinize``)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.rl.encoding import NUM_TOKENS, is_complete, legal_tokens
+
+np = pytest.importorskip("numpy")
+policy = pytest.importorskip("buraco_rules.rl.policy")
+from buraco_rules.bots import Bot  # noqa: E402
+from buraco_rules.bots.simulate import simulate  # noqa: E402
+from buraco_rules.rl._position import Position  # noqa: E402
+from buraco_rules.rl.observation import OBSERVATION_SIZE, encode  # noqa: E402
+
+MLPPolicy, PolicyBot = policy.MLPPolicy, policy.PolicyBot
+
+
+def random_mlp(seed: int, hidden: int = 8) -> object:
+    rng = np.random.default_rng(seed)
+    return MLPPolicy(
+        [
+            (rng.normal(size=(OBSERVATION_SIZE, hidden)), rng.normal(size=hidden)),
+            (rng.normal(size=(hidden, NUM_TOKENS)), rng.normal(size=NUM_TOKENS)),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("variant", "players"), [("buraco-fechado", 2), ("italian", 4), ("canasta-stbl", 2)]
+)
+def test_a_policy_bot_plays_where_a_bot_plays(variant: str, players: int) -> None:
+    bot = PolicyBot(random_mlp(1))
+    result = simulate(variant, games=2, bots=(bot, "random"), seed=3, players=players)
+    assert result.games == 2 and isinstance(bot, Bot)
+
+
+def test_the_policy_sees_what_the_environment_shows_and_forced_tokens_are_skipped() -> None:
+    asked: list[tuple[object, object]] = []
+
+    def first_legal(observation: object, mask: object) -> int:
+        asked.append((observation, mask))
+        return int(np.flatnonzero(mask)[0])
+
+    state = br.apply(br.new_game(variants.ITALIAN, 2, seed=4), br.DrawFromStock())
+    seen = br.view(state, 0)
+    action = PolicyBot(first_legal).choose(seen, random.Random(0))
+    assert br.is_legal(state, action)
+    prefix: tuple[int, ...] = ()
+    for observation, mask in asked:
+        legal = legal_tokens(state, prefix)
+        assert len(legal) >= 2 and list(np.flatnonzero(mask)) == list(legal)
+        assert np.array_equal(observation, encode(seen, prefix))
+        prefix += (legal[0],)
+        while not is_complete(prefix) and len(legal_tokens(state, prefix)) == 1:
+            prefix += legal_tokens(state, prefix)
+    every = PolicyBot(first_legal, skip_forced=False).choose(seen, random.Random(0))
+    assert every == action
+
+
+def test_an_illegal_token_from_the_policy_is_a_value_error() -> None:
+    bot = PolicyBot(lambda observation, mask: 6)  # END, never first
+    state = br.new_game(variants.ITALIAN, 2, seed=1)
+    with pytest.raises(ValueError, match="not legal"):
+        bot.choose(br.view(state, 0), random.Random(0))
+    with pytest.raises(TypeError):
+        PolicyBot(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        MLPPolicy([(np.zeros((3, 96)), np.zeros(96))])
+
+
+@pytest.mark.parametrize(("variant", "players"), [("buraco-fechado", 2), ("italian-fibur", 4)])
+def test_policy_bots_and_skipped_tokens_depend_only_on_the_view(variant: str, players: int) -> None:
+    bot = PolicyBot(random_mlp(2))
+    rng = random.Random(5)
+    state = br.new_game(variants.get(variant), players, seed=6)
+    decisions = 0
+    while not state.is_over and decisions < 60:
+        seat = state.current_player
+        seen = br.view(state, seat)
+        action = bot.choose(seen, rng)
+        forced = Position(state).play_forced(10**6, seat)[0].pending
+        for _ in range(2):
+            redealt = br.determinize(seen, rng)
+            assert br.view(redealt, seat) == seen
+            assert bot.choose(br.view(redealt, seat), rng) == action
+            assert Position(redealt).play_forced(10**6, seat)[0].pending == forced
+        state = br.apply(state, action)
+        decisions += 1
+
+
+def test_weights_round_trip_through_a_file(tmp_path: object) -> None:
+    net = random_mlp(3)
+    path = tmp_path / "policy.npz"  # type: ignore[operator]
+    net.save(path)
+    loaded = MLPPolicy.load(path)
+    observation = np.random.default_rng(0).random(OBSERVATION_SIZE, dtype=np.float32)
+    assert np.array_equal(loaded.logits(observation), net.logits(observation))
+
+
+def test_self_play_in_the_gymnasium_env() -> None:
+    pytest.importorskip("gymnasium")
+    from buraco_rules.rl import gymnasium as rl_gym
+
+    learner = random_mlp(4)
+    table = rl_gym.BuracoEnv("buraco-fechado", 2, opponent=learner, reward_scale=1.0, max_turns=40)
+    assert isinstance(table.opponent, PolicyBot)
+    table.opponent = random_mlp(5)  # a frozen copy, swapped between hands
+    observation, _ = table.reset(seed=1)
+    total, done = 0.0, False
+    while not done:
+        token = learner(observation, table.action_masks())
+        observation, reward, terminated, truncated, _ = table.step(token)
+        total += reward
+        done = terminated or truncated
+    scores = [s.total for s in br.score(table.engine_state)]
+    assert total == scores[0] - scores[1]

@@ -1,0 +1,341 @@
+"""Train a token policy with sb3-contrib's MaskablePPO and evaluate it against the library's bots.
+
+    nice -n 10 python tools/train_policy.py --variant buraco-fechado --players 2 \\
+        --cpu-minutes 30 --checkpoints 10,30 --out runs/bf2
+
+Needs torch and sb3-contrib besides the ``pettingzoo`` extra (``pip install sb3-contrib``, with a
+CPU build of torch); they are not dependencies of the project, and the policy it saves is plain
+numpy (``MLPPolicy.load``) that plays with no deep-learning library. The recipe:
+
+1. **Imitation first** (``--bc-hands``): GreedyBot plays hands against itself; every token it
+   spells with a choice (forced ones skipped, as the environment does) is a (observation, mask,
+   token) example, and the hand's result from that seat the value target. The policy and value
+   networks are fitted to them by cross-entropy over the legal tokens and squared error. A random
+   token policy wins about 3 % of hands against GreedyBot; starting from its imitation, PPO need
+   not rediscover how to spell a meld.
+2. **PPO** (MaskablePPO, the Gymnasium environment with forced tokens skipped, the compact
+   observation, dense rewards by default) against GreedyBot, with a share of hands
+   (``--self-play``) against a frozen copy of the learner, refreshed at each checkpoint.
+3. **Checkpoints** at the CPU minutes given (the process's CPU time, imitation included): the
+   policy saved as numpy weights, then each evaluated at the end on held-out deals (a seed never
+   used in training) against RandomBot and GreedyBot through ``simulate`` (seats alternate), with
+   95 % Wilson intervals; the learning curve (the training hands' win rate against GreedyBot by CPU
+   minute) is written as CSV and, with matplotlib, as a PNG.
+
+One thread (``torch.set_num_threads(1)``): the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.bots import GreedyBot
+from buraco_rules.bots.simulate import simulate
+from buraco_rules.engine.state import TEAM
+from buraco_rules.rl.encoding import NUM_TOKENS, action_to_tokens, legal_tokens
+from buraco_rules.rl.gymnasium import BuracoEnv
+from buraco_rules.rl.observation import encode
+from buraco_rules.rl.policy import MLPPolicy, PolicyBot
+
+clock = time.process_time
+
+
+def imitation_examples(
+    variant: str, players: int, hands: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """GreedyBot against itself: observations, masks, tokens and the hand's result (× 0.001,
+    the acting seat's team's) of every token with a choice."""
+    rules = variants.get(variant)
+    bot = GreedyBot()
+    observations, masks, tokens, results = [], [], [], []
+    for hand in range(hands):
+        rng = random.Random(seed * 1_000_003 + hand)
+        state = br.new_game(rules, players, seed=rng.getrandbits(64))
+        seats: list[int] = []
+        while not state.is_over:
+            seat = state.current_player
+            seen = br.view(state, seat)
+            action = bot.choose(seen, rng)
+            spelt = action_to_tokens(action)
+            plain = encode(seen)
+            for k, token in enumerate(spelt):
+                legal = legal_tokens(state, spelt[:k])
+                if len(legal) < 2:
+                    continue
+                observation = plain if k == 0 else encode(seen, spelt[:k])
+                mask = np.zeros(NUM_TOKENS, np.bool_)
+                mask[list(legal)] = True
+                observations.append(observation)
+                masks.append(mask)
+                tokens.append(token)
+                seats.append(seat)
+            state = br.apply(state, action)
+            if len(seats) > 4000:
+                break
+        totals = [s.total for s in br.score(state)]
+        diff = (totals[0] - totals[1]) * 0.001
+        results += [diff if TEAM[s] == 0 else -diff for s in seats]
+    return (
+        np.asarray(observations, np.float32),
+        np.asarray(masks),
+        np.asarray(tokens, np.int64),
+        np.asarray(results, np.float32),
+    )
+
+
+def imitate(model: MaskablePPO, data: tuple[np.ndarray, ...], epochs: int) -> float:
+    """Fit the policy to the tokens and the value to the results; the last epoch's accuracy."""
+    observations, masks, tokens, results = (torch.as_tensor(a) for a in data)
+    policy = model.policy
+    optimiser = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    n = len(tokens)
+    accuracy = 0.0
+    for _ in range(epochs):
+        order = torch.randperm(n)
+        right = 0
+        for start in range(0, n, 256):
+            batch = order[start : start + 256]
+            features = policy.extract_features(observations[batch])
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+            logits = policy.action_net(latent_pi)
+            logits = torch.where(masks[batch], logits, torch.tensor(-1e9))
+            values = policy.value_net(latent_vf).squeeze(-1)
+            loss = torch.nn.functional.cross_entropy(logits, tokens[batch])
+            loss = loss + 0.5 * torch.nn.functional.mse_loss(values, results[batch])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            right += int((logits.argmax(-1) == tokens[batch]).sum())
+        accuracy = right / n
+    return accuracy
+
+
+def to_numpy(model: MaskablePPO) -> MLPPolicy:
+    """The actor of ``model`` as numpy weights (its Linear layers, tanh between)."""
+    linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    linears.append(model.policy.action_net)
+    return MLPPolicy(
+        [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linears]
+    )
+
+
+class Schedule(BaseCallback):  # type: ignore[misc]
+    """Counts the training hands won against GreedyBot, saves checkpoints at CPU minutes,
+    refreshes the self-play copy, stops at the budget."""
+
+    def __init__(self, args: argparse.Namespace, out: Path, started: float) -> None:
+        super().__init__()
+        self.args = args
+        self.out = out
+        self.started = started
+        self.marks = sorted({float(m) for m in args.checkpoints.split(",")} | {args.cpu_minutes})
+        self.curve: list[tuple[float, int, float, int]] = []
+        self.window: list[float] = []
+        self.next_point = 0.5
+
+    def minutes(self) -> float:
+        return (clock() - self.started) / 60.0
+
+    def _on_step(self) -> bool:
+        for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
+            if done and info.get("against") == "greedy":
+                self.window.append(float(info.get("won", 0.0)))
+        minutes = self.minutes()
+        if minutes >= self.next_point and self.window:
+            recent = self.window[-200:]
+            self.curve.append((minutes, self.num_timesteps, sum(recent) / len(recent), len(recent)))
+            print(
+                f"{minutes:6.1f} CPU-min {self.num_timesteps:8d} steps "
+                f"win vs greedy (last {len(recent)}) {sum(recent) / len(recent):.3f}",
+                flush=True,
+            )
+            self.next_point = minutes + 0.5
+            write_curve(self.curve, self.out / "curve.csv")
+        while self.marks and minutes >= self.marks[0]:
+            mark = self.marks.pop(0)
+            net = to_numpy(self.model)
+            net.save(self.out / f"policy_{mark:g}min.npz")
+            self.training_env.env_method("set_frozen", net)
+            print(f"checkpoint at {mark:g} CPU-min, {self.num_timesteps} steps", flush=True)
+        return bool(self.marks)
+
+
+class Training(BuracoEnv):
+    """The Gymnasium env with a share of hands against a frozen copy of the learner, and the
+    hand's outcome against GreedyBot in ``info``."""
+
+    def __init__(self, self_play: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.self_play = self_play
+        self.frozen: Any = None
+        self.against = "greedy"
+        self.greedy = GreedyBot()
+        self.pick = random.Random(kwargs.get("seat", 0) + 17)
+
+    def set_frozen(self, net: MLPPolicy) -> None:
+        self.frozen = PolicyBot(net)
+
+    def reset(self, *, seed: int | None = None, options: Any = None) -> Any:
+        if self.frozen is not None and self.pick.random() < self.self_play:
+            self.opponent, self.against = self.frozen, "self"
+        else:
+            self.opponent, self.against = self.greedy, "greedy"
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> Any:
+        observation, reward, terminated, truncated, info = super().step(action)
+        if terminated or truncated:
+            totals = [s.total for s in br.score(self.engine_state)]
+            mine = totals[TEAM[self.seat]]
+            theirs = totals[1 - TEAM[self.seat]]
+            info["against"] = self.against
+            info["won"] = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        return observation, reward, terminated, truncated, info
+
+
+def evaluate(args: argparse.Namespace, path: Path, opponent: str, hands: int) -> dict[str, Any]:
+    """The policy at ``path`` against ``opponent`` on ``hands`` held-out deals."""
+    started = clock()
+    net = MLPPolicy.load(path)
+    result = simulate(
+        args.variant,
+        args.players,
+        games=hands,
+        bots=(PolicyBot(net), opponent),
+        seed=args.eval_seed,
+    )
+    rate, low, high = result.win_rate(0)
+    return {
+        "policy": path.name,
+        "opponent": opponent,
+        "hands": result.games,
+        "win_rate": rate,
+        "low": low,
+        "high": high,
+        "points_ahead": result.mean_score(0) - result.mean_score(1),
+        "cpu_s": clock() - started,
+    }
+
+
+def write_curve(curve: list[tuple[float, int, float, int]], path: Path) -> None:
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["cpu_minutes", "steps", "win_rate_vs_greedy_last_200", "hands"])
+        writer.writerows(curve)
+
+
+def plot(curve: list[tuple[float, int, float, int]], path: Path, title: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no picture, the CSV has the curve")
+        return
+    fig, ax = plt.subplots(figsize=(6, 3.2), dpi=100)
+    ax.plot([c[0] for c in curve], [c[2] for c in curve])
+    ax.axhline(0.5, color="grey", linestyle=":")
+    ax.set_xlabel("CPU minutes")
+    ax.set_ylabel("wins vs GreedyBot (last 200 hands)")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", default="buraco-fechado")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--cpu-minutes", type=float, default=10.0)
+    parser.add_argument("--checkpoints", default="", help="CPU minutes, comma-separated")
+    parser.add_argument("--bc-hands", type=int, default=300)
+    parser.add_argument("--bc-epochs", type=int, default=6)
+    parser.add_argument("--self-play", type=float, default=0.2)
+    parser.add_argument("--sparse", action="store_true", help="no dense reward shaping")
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--eval-hands", type=int, default=400)
+    parser.add_argument("--eval-seed", type=int, default=2027)
+    parser.add_argument("--eval-random-hands", type=int, default=100)
+    parser.add_argument("--out", type=Path, default=Path("runs/policy"))
+    parser.add_argument(
+        "--evaluate", type=Path, nargs="*", help="only evaluate these saved policies"
+    )
+    args = parser.parse_args()
+    if args.evaluate:
+        report(args, args.evaluate)
+        return
+    if not args.checkpoints:
+        args.checkpoints = f"{args.cpu_minutes:g}"
+    if any(float(m) > args.cpu_minutes for m in args.checkpoints.split(",")):
+        parser.error("a checkpoint lies beyond --cpu-minutes")
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = clock()
+    env = Training(
+        args.self_play,
+        variant=args.variant,
+        players=args.players,
+        skip_forced=True,
+        dense_rewards=not args.sparse,
+        max_turns=200,
+    )
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=1e-4,
+        n_steps=2048,
+        batch_size=256,
+        n_epochs=4,
+        gamma=0.995,
+        clip_range=0.1,
+        ent_coef=0.003,
+        policy_kwargs={"net_arch": [args.hidden, args.hidden]},
+        seed=args.seed,
+        verbose=0,
+    )
+    if args.bc_hands:
+        data = imitation_examples(args.variant, args.players, args.bc_hands, args.seed)
+        accuracy = imitate(model, data, args.bc_epochs)
+        print(
+            f"imitation: {len(data[2])} tokens, accuracy {accuracy:.3f}, "
+            f"{(clock() - started) / 60:.1f} CPU-min",
+            flush=True,
+        )
+        net = to_numpy(model)
+        net.save(args.out / "policy_imitation.npz")
+    schedule = Schedule(args, args.out, started)
+    model.learn(total_timesteps=10**9, callback=schedule)
+    write_curve(schedule.curve, args.out / "curve.csv")
+    plot(schedule.curve, args.out / "curve.png", f"{args.variant} {args.players}p")
+    if args.eval_hands:
+        report(args, sorted(args.out.glob("policy_*.npz")))
+
+
+def report(args: argparse.Namespace, paths: list[Path]) -> None:
+    """Evaluate each policy against GreedyBot (``--eval-hands``) and RandomBot
+    (``--eval-random-hands``) on the held-out deals, printing a JSON line each."""
+    for path in paths:
+        for opponent, hands in (("greedy", args.eval_hands), ("random", args.eval_random_hands)):
+            if hands:
+                print(json.dumps(evaluate(args, path, opponent, hands)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
