@@ -38,7 +38,6 @@ if not REQUIRED:
     pytest.importorskip("websockets")
     pytest.importorskip("selenium.webdriver")
 from selenium import webdriver  # noqa: E402
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 import buraco_rules as br  # noqa: E402
@@ -141,7 +140,7 @@ class Observer:
 
 
 def number(driver: Any) -> int:
-    value = driver.find_element("id", "table").get_attribute("data-number")
+    value = driver.execute_script("return document.getElementById('table').dataset.number")
     return int(value) if value else -1
 
 
@@ -169,6 +168,7 @@ return {
   sizes: Array.from(document.querySelectorAll('#seats .seat')).map((s) => s.dataset.handSize),
   melds: [melds(0), melds(1)], turn: $('turn').dataset.current,
   moves: moves.map((b) => b.dataset.action),
+  code: $('message').dataset.code,
   log: Array.from(document.querySelectorAll('#log .move-line')).map(
       (li) => [Number(li.dataset.seat), li.dataset.action]),
 };"""
@@ -195,6 +195,7 @@ def check_page(driver: Any, observer: Observer) -> dict[str, Any]:
             assert page["melds"][team] == [" ".join(map(str, m.cards)) for m in seen.melds[team]]
         assert int(page["turn"]) == seen.current_player
         assert page["moves"] == message["legal"]
+        assert page["code"] == ""  # no move of the test's is refused, no hint is left over
         public = [observer.view(n)["last"] for n in range(1, page["number"] + 1)]
         hand = [m for m in public if m.get("hand", 1) == (public[-1].get("hand", 1))]
         assert page["log"] == [[m["seat"], m["action"]] for m in reversed(hand)]
@@ -232,7 +233,8 @@ def open_seat(driver: Any, url: str) -> None:
 
 
 def keys(driver: Any, *pressed: str) -> None:
-    ActionChains(driver).send_keys(*pressed).perform()
+    """Type ``pressed`` into the element that has the focus (one WebDriver command)."""
+    driver.switch_to.active_element.send_keys("".join(pressed))
 
 
 UNSELECTED = """return Array.from(document.querySelectorAll('#hand .card[data-card="' +
@@ -252,9 +254,14 @@ def unselected(driver: Any, card: str) -> str:
 def select_by_keyboard(driver: Any, cards: list[str]) -> None:
     """H to the hand, arrows to the card, Space: the card is selected, says so, and keeps
     the focus."""
+    size = int(driver.execute_script("return document.getElementById('hand').dataset.size"))
     for card in cards:
         target = unselected(driver, card)
-        keys(driver, "h", *[Keys.ARROW_RIGHT] * int(target.split("-")[1]), Keys.SPACE)
+        index = int(target.split("-")[1])
+        if index <= size // 2:
+            keys(driver, "h", *[Keys.ARROW_RIGHT] * index, Keys.SPACE)
+        else:
+            keys(driver, "h", Keys.END, *[Keys.ARROW_LEFT] * (size - 1 - index), Keys.SPACE)
         focused, pressed, text = driver.execute_script(FOCUSED)
         assert (focused, pressed) == (target, "true") and text.endswith(", selected"), text
 
@@ -388,7 +395,6 @@ def play_hand(
         top = str(seen.discard_pile[-1]) if seen.discard_pile else None
         play(driver, action, top)
         wait_for(lambda s=shown: number(driver) > s, f"{action} to be played")
-        assert driver.find_element("id", "message").get_attribute("data-code") == ""
 
 
 def _connection(driver: Any) -> str:
@@ -396,7 +402,6 @@ def _connection(driver: Any) -> str:
 
 
 def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) -> None:
-    audit(page, "the lobby")
     params, url = start_table(page, "canasta-stbl")
     audit(page, "the lobby with a table's links")
     open_seat(page, url)
@@ -486,14 +491,16 @@ return {bad: bad, wide: wide, fit: fit, melds: document.querySelectorAll('.meld 
 """
 
 
-def test_a_hand_by_mouse_on_a_phone_in_portuguese_then_italian(page: Any, server: Any) -> None:
+def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
+    page: Any, server: Any
+) -> None:
     from selenium.webdriver.support.select import Select
 
     page.set_window_size(*PHONE)
     Select(page.find_element("id", "lang")).select_by_value("pt-BR")
     pt = catalogue("pt-BR")
     assert page.find_element("id", "create").text == pt["lobby.create"]
-    params, url = start_table(page, "italian")
+    params, url = start_table(page, "italian", match=True)
     open_seat(page, url)
     assert page.find_element("css selector", "#btn-draw span").text == pt["btn.draw"]
     observer = Observer(server.ws_url, params["table"], params["token"])
@@ -514,7 +521,17 @@ def test_a_hand_by_mouse_on_a_phone_in_portuguese_then_italian(page: Any, server
         message = play_hand(page, [observer], play_by_mouse, 7, on_turn)
         end_dialog(page, message, pt)
         assert checked["melds"] >= 6 and checked["fit"] >= 3, checked
-        assert page.find_element("id", "end-heading").text == pt["end.title.hand"]
+        # The match's first hand: its heading, and the hand-by-hand table with running totals.
+        heading = page.find_element("id", "end-heading").text
+        assert heading == pt["end.title.handn"].replace("{hand}", "1")
+        us = message["seat"] % 2
+        rows = page.find_elements("css selector", "#match-table tr[data-hand]")
+        cells = [[int(td.text) for td in row.find_elements("css selector", "td")] for row in rows]
+        first = message["scores"][0]
+        assert cells == [
+            [first[us]["total"], first[us]["total"], first[1 - us]["total"], first[1 - us]["total"]]
+        ]
+        assert message["match"]["totals"] == [first[0]["total"], first[1]["total"]]
         # Italian, switched on the page: the dialog, the log and the buttons follow.
         page.find_element("id", "end-close").click()
         Select(page.find_element("id", "lang")).select_by_value("it")
@@ -588,9 +605,10 @@ def _run_cards(rng: random.Random, size: int) -> list[str]:
 def test_the_replay_page_replays_a_record_as_the_engine_does(
     page: Any, server: Any, tmp_path: Path
 ) -> None:
-    """A hand's record, dropped on the page as a file, stepped through: at every tenth move and
-    at the end, each seat's hand and both teams' melds are the engine's (br.replay); from a
-    seat's view only that seat's hand is shown; the log has every move."""
+    """A hand's record, given to the page as a file, stepped through: at the end, at the deal,
+    after the first moves and one move before the end, each seat's hand and both teams' melds
+    are the engine's (br.replay); from a seat's view only that seat's hand is shown; the log
+    has every move."""
     rules = variants.ITALIAN
     start = br.new_game(rules, 2, seed=11)
     bot, rng, state, moves = GreedyBot(), random.Random(3), start, []
@@ -607,16 +625,20 @@ def test_the_replay_page_replays_a_record_as_the_engine_does(
     wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the replay")
     audit(page, "the replay page")
     assert page.find_element("id", "step").get_attribute("data-step") == str(len(moves))
+    _compare_replay(page, states[-1], len(moves))
     page.find_element("id", "first").click()
-    for step in range(len(moves) + 1):
-        if step % 10 == 0 or step == len(moves):
-            _compare_replay(page, states[step], step)
-        if step < len(moves):
-            keys(page, Keys.ARROW_RIGHT)
-    lines = page.find_elements("css selector", "#log .move-line")
-    assert [li.get_attribute("data-action") for li in reversed(lines)] == [
-        br.format_action(m) for m in moves
-    ]
+    for step in range(4):  # the deal, then move by move (the arrow keys step too)
+        _compare_replay(page, states[step], step)
+        keys(page, Keys.ARROW_RIGHT)
+    page.find_element("id", "last").click()
+    keys(page, Keys.ARROW_LEFT)
+    _compare_replay(page, states[-2], len(moves) - 1)
+    keys(page, Keys.ARROW_RIGHT)
+    lines = page.execute_script(
+        "return Array.from(document.querySelectorAll('#log .move-line'))"
+        ".map((li) => li.dataset.action).reverse();"
+    )
+    assert lines == [br.format_action(m) for m in moves]
     from selenium.webdriver.support.select import Select
 
     Select(page.find_element("id", "from")).select_by_value("1")

@@ -1027,10 +1027,12 @@
       }
       return;
     }
-    if ((key === "arrowleft" || key === "arrowright") && target && target.closest && target.closest("#hand, .melds")) {
-      // Arrows move along the hand, or along the melds.
+    const moves = { arrowleft: -1, arrowright: 1, home: -Infinity, end: Infinity };
+    if (key in moves && target && target.closest && target.closest("#hand, .melds")) {
+      // Arrows move along the hand, or along the melds; Home and End to either end.
       const group = Array.from(target.closest("#hand, .melds").querySelectorAll("button"));
-      const next = group[group.indexOf(target) + (key === "arrowleft" ? -1 : 1)];
+      const at = group.indexOf(target) + moves[key];
+      const next = group[Math.max(0, Math.min(group.length - 1, at))];
       if (next) {
         event.preventDefault();
         next.focus();
