@@ -23,6 +23,7 @@
   let record = null;
   let states = []; // one position per step (the deal first), for a hand's record
   let step = 0;
+  const titles = {}; // variant name: its title, from /api/variants
 
   // ---- cards and words ------------------------------------------------------------------
 
@@ -256,7 +257,7 @@
 
   function draw() {
     const total = record.actions.length;
-    $("replay-heading").textContent = record.rules + " \u00b7 " + plural("players.count", record.players) + (record.meta && record.meta.table ? " \u00b7 " + record.meta.table : "");
+    $("replay-heading").textContent = (titles[record.rules] || record.rules) + " \u00b7 " + plural("players.count", record.players) + (record.meta && record.meta.table ? " \u00b7 " + record.meta.table : "");
     $("step").textContent = t("replay.step", { n: step, total: total });
     $("step").dataset.step = String(step);
     $("first").disabled = $("prev").disabled = step === 0;
@@ -272,9 +273,17 @@
       box.append(bar);
       const open = OPEN_PILE.includes(record.rules);
       const shownPile = open ? state.pile : state.pile.slice(-1);
-      const pile = cardsRow(shownPile, t("replay.pile", { count: plural("cards", state.pile.length) }));
+      const pileHead = document.createElement("h3");
+      pileHead.textContent = t("replay.pile", { count: plural("cards", state.pile.length) });
+      const pile = cardsRow(shownPile, pileHead.textContent);
       pile.id = "replay-pile";
-      box.append(pile);
+      box.append(pileHead, pile);
+      if (state.move) {
+        const lastMove = document.createElement("p");
+        lastMove.id = "replay-move";
+        lastMove.textContent = t("move.line", { seat: t("replay.seat", { seat: state.move.seat }), move: moveWords(state.move.action) });
+        box.prepend(lastMove);
+      }
       for (let s = 0; s < record.players; s++) {
         const line = document.createElement("div");
         line.className = "replay-seat";
@@ -363,6 +372,13 @@
 
   // ---- start ----------------------------------------------------------------------------------
 
+  fetch("api/variants")
+    .then((response) => response.json())
+    .then((list) => {
+      for (const v of list) titles[v.name] = v.title;
+      if (record) draw();
+    })
+    .catch(() => undefined); // the names then
   I.languageSwitch($("lang"), () => record && draw());
   I.translatePage();
   $("link-form").addEventListener("submit", (event) => {
