@@ -1,18 +1,25 @@
 """The page in a real browser: headless Chromium (Debian's ``chromium`` and ``chromium-driver``)
-driven by Selenium opens the page of a started ``buraco-rules serve``, creates a 2-player table
-against a bot, and plays a whole hand by clicking, as a person would (the server is killed and
-restarted once on the way: the page reconnects to the same position). After every move the page
-is checked against the seat's own view, which the test receives on a second WebSocket of the
-same seat: the hand, both teams' melds, the counts, whose turn it is, and at the end the score.
+driven by Selenium opens the page of a started ``buraco-rules serve`` and plays whole hands as
+people would: one by keyboard only on a laptop (the server is killed and restarted once on the
+way: the page says it is disconnected, then resumes at the same position), one by mouse on a
+phone's screen in Brazilian Portuguese, finished in Italian. After every move the page is checked
+against the seat's own view, which the test receives on a second WebSocket of the same seat: the
+hand, both teams' melds, the counts, whose turn it is; the move log against the table's public
+moves; the end dialog against the score. The replay page replays a record as the engine does.
 
-Skipped when Chromium, its driver or Selenium is missing. ``BURACO_SCREENSHOT=path`` saves a
-picture of the table in the middle of the hand there (docs/images/server-table.png is one)."""
+One server and one browser serve every test of the module (bots move at once), to keep the
+file's time small. Skipped when Chromium, its driver or Selenium is missing. The accessibility
+audit runs axe-core (the npm package, which the project does not ship): ``BURACO_AXE_JS`` names
+its ``axe.min.js`` (``.ci/run`` installs it); without it that audit is skipped, unless
+``BURACO_REQUIRE_BROWSER`` is set (CI), where it fails. Pictures for the docs are taken by
+``tools/page_screenshots.py``, not here."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
+import re
 import shutil
 import threading
 import time
@@ -23,7 +30,7 @@ from typing import Any
 import pytest
 
 # CI sets BURACO_REQUIRE_BROWSER: there a missing browser or package fails the run instead of
-# skipping the one test that plays the page as a person would.
+# skipping the tests that play the page as a person would.
 REQUIRED = bool(os.environ.get("BURACO_REQUIRE_BROWSER"))
 if not REQUIRED:
     pytest.importorskip("starlette")
@@ -31,27 +38,40 @@ if not REQUIRED:
     pytest.importorskip("websockets")
     pytest.importorskip("selenium.webdriver")
 from selenium import webdriver  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 import buraco_rules as br  # noqa: E402
+from buraco_rules import variants  # noqa: E402
 from buraco_rules.bots import GreedyBot  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
+AXE = os.environ.get("BURACO_AXE_JS")
+CATALOGUES = Path(br.__file__).parent / "server" / "static" / "i18n.js"
 pytestmark = [
     pytest.mark.skipif(
         not REQUIRED and (CHROMIUM is None or DRIVER is None), reason="needs chromium, chromedriver"
     ),
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ]
+LAPTOP = (1280, 860)
+PHONE = (390, 844)
 
 
-@pytest.fixture
+def catalogue(lang: str) -> dict[str, str]:
+    text = CATALOGUES.read_text(encoding="utf-8")
+    body = text.split("// catalogues-begin", 1)[1].split("// catalogues-end", 1)[0]
+    found: dict[str, str] = json.loads(body)[lang]
+    return found
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
     options = Options()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,860"):
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--lang=en-US"):
         options.add_argument(flag)
     options.binary_location = str(CHROMIUM)
     driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
@@ -61,13 +81,35 @@ def browser() -> Iterator[Any]:
         driver.quit()
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from server_support import running
+
+    folder = tmp_path_factory.mktemp("page")
+    with running(folder / "b.sqlite", folder / "server.log", "--bot-delay", "0") as started:
+        yield started
+
+
+@pytest.fixture
+def page(browser: Any, server: Any) -> Any:
+    """The browser on the lobby, at a laptop's size, in English, with nothing stored."""
+    browser.set_window_size(*LAPTOP)
+    browser.get(server.url + "/")
+    browser.execute_script("localStorage.clear(); sessionStorage.clear();")
+    browser.get(server.url + "/")
+    wait_for(lambda: browser.find_elements("css selector", "#variant option"), "the form")
+    return browser
+
+
 class Observer:
     """A second connection of the seat: the views the server sends it, by move number."""
 
-    def __init__(self, url: str, table: str, token: str) -> None:
+    def __init__(
+        self, url: str, table: str, token: str, views: dict[int, dict[str, Any]] | None = None
+    ) -> None:
         from websockets.sync.client import connect
 
-        self.views: dict[int, dict[str, Any]] = {}
+        self.views: dict[int, dict[str, Any]] = dict(views or {})
         self.changed = threading.Condition()
         self.ws = connect(url)
         self.ws.send(json.dumps({"type": "join", "token": token, "table": table}))
@@ -98,7 +140,7 @@ class Observer:
 
 
 def number(driver: Any) -> int:
-    value = driver.find_element("id", "table").get_attribute("data-number")
+    value = driver.execute_script("return document.getElementById('table').dataset.number")
     return int(value) if value else -1
 
 
@@ -108,7 +150,7 @@ def wait_for(condition: Any, what: str, timeout: float = 15) -> Any:
         result = condition()
         if result:
             return result
-        time.sleep(0.02)
+        time.sleep(0.01)
     raise TimeoutError(what)
 
 
@@ -126,12 +168,16 @@ return {
   sizes: Array.from(document.querySelectorAll('#seats .seat')).map((s) => s.dataset.handSize),
   melds: [melds(0), melds(1)], turn: $('turn').dataset.current,
   moves: moves.map((b) => b.dataset.action),
+  code: $('message').dataset.code,
+  log: Array.from(document.querySelectorAll('#log .move-line')).map(
+      (li) => [Number(li.dataset.seat), li.dataset.action]),
 };"""
 
 
 def check_page(driver: Any, observer: Observer) -> dict[str, Any]:
     """What the page shows is the seat's view (taken in one snapshot of the page, once it
-    shows a view and has no move in flight); that view's message."""
+    shows a view and has no move in flight), and its move log, newest first, is every move of
+    the hand as the table made them public; that view's message."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         page = driver.execute_script(SNAPSHOT)
@@ -149,138 +195,469 @@ def check_page(driver: Any, observer: Observer) -> dict[str, Any]:
             assert page["melds"][team] == [" ".join(map(str, m.cards)) for m in seen.melds[team]]
         assert int(page["turn"]) == seen.current_player
         assert page["moves"] == message["legal"]
+        assert page["code"] == ""  # no move of the test's is refused, no hint is left over
+        public = [observer.view(n)["last"] for n in range(1, page["number"] + 1)]
+        hand = [m for m in public if m.get("hand", 1) == (public[-1].get("hand", 1))]
+        assert page["log"] == [[m["seat"], m["action"]] for m in reversed(hand)]
         return message
     raise TimeoutError("the page kept a move in flight")
 
 
+def start_table(driver: Any, variant: str, match: bool = False) -> tuple[dict[str, str], str]:
+    """Create a 2-player table against the greedy bot in the lobby (pressing Enter on its
+    controls); the seat's link and table id, the lobby's links checked on the way."""
+    from selenium.webdriver.support.select import Select
+
+    Select(driver.find_element("id", "variant")).select_by_value(variant)
+    if match:
+        driver.find_element("id", "match").send_keys(Keys.SPACE)
+    driver.find_element("id", "create").send_keys(Keys.ENTER)
+    link = wait_for(lambda: driver.find_elements("id", "link-0"), "the seat links")[0]
+    url = link.get_attribute("value")
+    params = dict(p.split("=", 1) for p in url.split("#", 1)[1].split("&"))
+    assert driver.find_element("id", "copy-0").is_displayed()
+    opener = driver.find_element("id", "play-0")
+    assert opener.get_attribute("target") == "_blank" and opener.get_attribute("href") == url
+    # The table stays in this browser's list, seats and all, after the page is left.
+    kept = driver.execute_script("return JSON.parse(localStorage.getItem('buraco-tables'))")
+    assert kept[0]["table"] == params["table"] and kept[0]["seats"][0]["link"] in url
+    return params, url
+
+
+def open_seat(driver: Any, url: str) -> None:
+    driver.get(url)
+    wait_for(lambda: number(driver) >= 0, "the table")
+    # The token leaves the address bar (and the history) once the seat is joined.
+    assert "token" not in driver.current_url
+    assert driver.current_url.endswith("#table=" + url.split("table=")[1].split("&")[0])
+
+
+def keys(driver: Any, *pressed: str) -> None:
+    """Type ``pressed`` into the element that has the focus (one WebDriver command)."""
+    driver.switch_to.active_element.send_keys("".join(pressed))
+
+
+UNSELECTED = """return Array.from(document.querySelectorAll('#hand .card[data-card="' +
+    arguments[0] + '"]')).filter((c) => c.getAttribute('aria-pressed') !== 'true')
+    .map((c) => c.id);"""
+FOCUSED = """const e = document.activeElement;
+return [e.id, e.getAttribute('aria-pressed'), e.textContent];"""
+
+
+def unselected(driver: Any, card: str) -> str:
+    found: list[str] = driver.execute_script(UNSELECTED, card)
+    if not found:
+        raise AssertionError(f"{card} is not in the page's hand")
+    return found[0]
+
+
+def select_by_keyboard(driver: Any, cards: list[str]) -> None:
+    """H to the hand, arrows to the card, Space: the card is selected, says so, and keeps
+    the focus."""
+    size = int(driver.execute_script("return document.getElementById('hand').dataset.size"))
+    for card in cards:
+        target = unselected(driver, card)
+        index = int(target.split("-")[1])
+        if index <= size // 2:
+            keys(driver, "h", *[Keys.ARROW_RIGHT] * index, Keys.SPACE)
+        else:
+            keys(driver, "h", Keys.END, *[Keys.ARROW_LEFT] * (size - 1 - index), Keys.SPACE)
+        focused, pressed, text = driver.execute_script(FOCUSED)
+        assert (focused, pressed) == (target, "true") and text.endswith(", selected"), text
+
+
+def meld_by_keyboard(driver: Any, index: int) -> None:
+    keys(driver, "g", *[Keys.ARROW_RIGHT] * index, Keys.ENTER)
+
+
+def play_by_keyboard(driver: Any, action: br.Action, top: str | None) -> None:
+    if isinstance(action, br.DrawFromStock):
+        keys(driver, "d")
+    elif isinstance(action, br.TakeDiscardPile):
+        if action.meld is None:
+            keys(driver, "t")
+            return
+        cards = [str(c) for c in action.meld.cards]
+        cards.remove(str(top))
+        select_by_keyboard(driver, cards)
+        if isinstance(action.meld, br.AddToMeld):
+            meld_by_keyboard(driver, action.meld.meld)
+        else:
+            keys(driver, "t")
+    elif isinstance(action, br.NewMeld):
+        select_by_keyboard(driver, [str(c) for c in action.cards])
+        keys(driver, "m")
+    elif isinstance(action, br.AddToMeld):
+        select_by_keyboard(driver, [str(c) for c in action.cards])
+        meld_by_keyboard(driver, action.meld)
+    else:
+        select_by_keyboard(driver, [str(action.card)])  # type: ignore[attr-defined]
+        keys(driver, "x")
+
+
 def click_cards(driver: Any, cards: list[str]) -> None:
     for card in cards:
-        for element in driver.find_elements("css selector", f'#hand .card[data-card="{card}"]'):
-            if "selected" not in (element.get_attribute("class") or ""):
-                element.click()
-                break
-        else:
-            raise AssertionError(f"{card} is not in the page's hand")
+        driver.find_element("id", unselected(driver, card)).click()
 
 
-def play(driver: Any, action: br.Action) -> None:
-    """Play ``action`` with the page's controls, as a person would."""
-    text = br.format_action(action)
+def play_by_mouse(driver: Any, action: br.Action, top: str | None) -> None:
+    """Play ``action`` with the page's controls, clicking as a person would (seat 0's)."""
+    team = 0
     if isinstance(action, br.DrawFromStock):
         driver.find_element("id", "btn-draw").click()
     elif isinstance(action, br.TakeDiscardPile):
-        driver.find_element("css selector", f'#moves .move[data-action="{text}"]').click()
+        if action.meld is not None:
+            cards = [str(c) for c in action.meld.cards]
+            cards.remove(str(top))
+            click_cards(driver, cards)
+        if isinstance(action.meld, br.AddToMeld):
+            driver.find_element("id", f"meld-{team}-{action.meld.meld}").click()
+        else:
+            driver.find_element("id", "btn-take").click()
     elif isinstance(action, br.NewMeld):
         click_cards(driver, [str(c) for c in action.cards])
         driver.find_element("id", "btn-meld").click()
     elif isinstance(action, br.AddToMeld):
         click_cards(driver, [str(c) for c in action.cards])
-        team = int(driver.find_element("id", "table").get_attribute("data-seat")) % 2
         driver.find_element("id", f"meld-{team}-{action.meld}").click()
     else:
         click_cards(driver, [str(action.card)])  # type: ignore[attr-defined]
         driver.find_element("id", "btn-discard").click()
 
 
-def test_a_whole_hand_in_the_browser(browser: Any, tmp_path: Path) -> None:
-    from server_support import running
+def audit(driver: Any, what: str) -> None:
+    """axe-core's audit of the page as it stands: no serious or critical violation."""
+    if AXE is None:
+        if REQUIRED:
+            raise AssertionError("BURACO_AXE_JS must name axe-core's axe.min.js in CI")
+        return
+    driver.execute_script(Path(AXE).read_text(encoding="utf-8"))
+    result = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then("
+        "(r) => done(r.violations.map((v) => [v.id, v.impact, v.nodes.length,"
+        " v.nodes.slice(0, 3).map((n) => n.target.join(' '))])),"
+        " (e) => done([['axe-failed', 'critical', 0, [String(e)]]]));"
+    )
+    bad = [v for v in result if v[1] in ("serious", "critical")]
+    assert not bad, f"{what}: {bad}"
 
-    with running(tmp_path / "b.sqlite", tmp_path / "server.log", "--bot-delay", "0") as server:
-        browser.get(server.url + "/")
-        wait_for(lambda: browser.find_elements("css selector", "#variant option"), "the form")
-        browser.find_element("id", "create").click()
-        link = wait_for(lambda: browser.find_elements("id", "link-0"), "the seat links")[0]
-        fragment = link.get_attribute("value").split("#", 1)[1]
-        params = dict(p.split("=", 1) for p in fragment.split("&"))
-        assert browser.find_element("css selector", '#links li[data-seat="1"]').text.endswith(
-            "bot greedy"
-        )
-        observer = Observer(server.ws_url, params["table"], params["token"])
-        try:
-            browser.find_element("id", "play-0").click()
-            wait_for(lambda: number(browser) >= 0, "the table")
-            browser.find_element("css selector", "#all-moves summary").click()
-            bot, rng = GreedyBot(), random.Random(16)
-            turns = 0
-            refused = pictured = restarted = False
-            while True:
-                message = check_page(browser, observer)
-                shown = message["number"]
-                if message["over"]:
-                    break
-                if not message["legal"]:
-                    wait_for(lambda s=shown: number(browser) > s, "the bot's move", 30)
-                    continue
-                seen = br.from_data(message["view"])
-                if not refused and any(a.startswith("meld ") for a in message["legal"]):
-                    refused = _refusal(browser, seen)
-                action = bot.choose(seen, rng)
-                if isinstance(action, br.DrawFromStock):
-                    turns += 1
-                    both_melded = all(seen.melds) and len(seen.hand) >= 6
-                    if not pictured and (both_melded or turns == 12):
-                        pictured = _pictures(browser, tmp_path)
-                    if turns == 3:  # the server dies; the page reconnects to the same place
-                        server.kill()
-                        wait_for(lambda: _connection(browser) == "closed", "the page to notice")
-                        server.start()
-                        observer.close()
-                        observer = Observer(server.ws_url, params["table"], params["token"])
-                        wait_for(lambda: _connection(browser) == "open", "the page to reconnect")
-                        assert check_page(browser, observer)["number"] == shown
-                        restarted = True
-                play(browser, action)
-                wait_for(lambda s=shown: number(browser) > s, f"{action} to be played")
-                assert browser.find_element("id", "message").get_attribute("data-code") == ""
-            # The score, as the server counted it.
-            final = message["scores"][0]
-            for item in ("table", "canastas", "going_out", "total"):
-                row = browser.find_element("css selector", f'#score tr[data-item="{item}"]')
-                cells = [int(td.text) for td in row.find_elements("css selector", "td")]
-                assert cells == [final[0][item], final[1][item]]
-            assert browser.find_element("id", "score").is_displayed()
-            assert refused and pictured and restarted
-        finally:
-            observer.close()
+
+def end_dialog(driver: Any, message: dict[str, Any], words: dict[str, str]) -> None:
+    """The end dialog is open and in view, its figures the server's score; it says why the
+    hand ended."""
+    dialog = wait_for(
+        lambda: driver.execute_script("return document.getElementById('end').open"), "the dialog"
+    )
+    assert dialog
+    box = driver.execute_script(
+        "const r = document.getElementById('end').getBoundingClientRect();"
+        "return [r.top, r.bottom, window.innerHeight, r.left, r.right, window.innerWidth];"
+    )
+    assert box[0] >= 0 and box[1] <= box[2] + 1 and box[3] >= 0 and box[4] <= box[5] + 1, box
+    final = message["scores"][-1]
+    us = message["seat"] % 2
+    for item in ("table", "canastas", "going_out", "hands", "extra_pile", "total"):
+        row = driver.find_element("css selector", f'#score-table tr[data-item="{item}"]')
+        cells = [int(td.text) for td in row.find_elements("css selector", "td")]
+        sign = -1 if item in ("hands", "extra_pile") else 1
+        assert cells == [sign * final[us][item], sign * final[1 - us][item]]
+    why = driver.find_element("id", "end-why")
+    seen = br.from_data(message["view"])
+    expected = "went-out" if seen.went_out is not None else None
+    if expected:
+        assert why.get_attribute("data-termination") == expected
+    assert why.text in {
+        words["end.why.went-out"].replace("{team}", words[k])
+        for k in ("end.team.us", "end.team.them")
+    } | {words["end.why.stock-exhausted"], words["end.why.stalemate"]}
+
+
+def play_hand(
+    driver: Any, observers: list[Observer], play: Any, rng_seed: int, on_turn: Any = None
+) -> dict[str, Any]:
+    """Play the page's seat with the greedy bot's choices until the hand or game is over
+    (``observers[-1]`` is the seat's connection that watches: on_turn may replace it)."""
+    bot, rng = GreedyBot(), random.Random(rng_seed)
+    hands = 0
+    while True:
+        message = check_page(driver, observers[-1])
+        shown = message["number"]
+        if message["over"] or len(message["scores"]) > hands:
+            return message
+        if not message["legal"]:
+            wait_for(lambda s=shown: number(driver) > s, "the bot's move", 30)
+            continue
+        seen = br.from_data(message["view"])
+        if on_turn is not None:
+            on_turn(message, seen)
+        action = bot.choose(seen, rng)
+        top = str(seen.discard_pile[-1]) if seen.discard_pile else None
+        play(driver, action, top)
+        wait_for(lambda s=shown: number(driver) > s, f"{action} to be played")
 
 
 def _connection(driver: Any) -> str:
     return str(driver.find_element("id", "conn").get_attribute("data-state"))
 
 
-def _refusal(driver: Any, seen: br.PlayerView) -> bool:
-    """A meld of one card, which the engine refuses: the page shows the engine's message."""
+def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) -> None:
+    params, url = start_table(page, "canasta-stbl")
+    audit(page, "the lobby with a table's links")
+    open_seat(page, url)
+    observers = [Observer(server.ws_url, params["table"], params["token"])]
+    state = {"turns": 0, "refused": False, "audited": False, "restarted": False}
+    words = catalogue("en")
+
+    def on_turn(message: dict[str, Any], seen: br.PlayerView) -> None:
+        if seen.phase is br.Phase.DRAW:
+            state["turns"] += 1
+        if not state["refused"] and any(a.startswith("meld ") for a in message["legal"]):
+            state["refused"] = _refusal(page, seen, words)
+        if not state["audited"] and state["turns"] >= 4 and seen.phase is br.Phase.PLAY:
+            audit(page, "a table mid-hand")
+            state["audited"] = True
+        if state["turns"] == 3 and not state["restarted"]:
+            # The server dies: the banner says so and the moves are off; then it resumes.
+            server.kill()
+            wait_for(lambda: _connection(page) == "closed", "the page to notice")
+            assert page.find_element("id", "banner").is_displayed()
+            assert page.find_element("id", "btn-draw").get_attribute("disabled")
+            server.start()
+            observers[-1].close()
+            views = observers[-1].views
+            observers.append(Observer(server.ws_url, params["table"], params["token"], views))
+            wait_for(lambda: _connection(page) == "open", "the page to reconnect")
+            assert not page.find_element("id", "banner").is_displayed()
+            assert check_page(page, observers[-1])["number"] == message["number"]
+            state["restarted"] = True
+
+    try:
+        message = play_hand(page, observers, play_by_keyboard, 16, on_turn)
+        end_dialog(page, message, words)
+        audit(page, "the end of a hand")
+        assert state["refused"] and state["audited"] and state["restarted"]
+        # Enter closes the dialog (its button has the focus).
+        keys(page, Keys.ENTER)
+        assert not page.execute_script("return document.getElementById('end').open")
+    finally:
+        observers[-1].close()
+
+
+def _refusal(driver: Any, seen: br.PlayerView, words: dict[str, str]) -> bool:
+    """A meld of one card, which the engine refuses: the page says why in the player's words,
+    from the refusal's code, without the rule ids, styled as an error."""
     card = driver.find_element("css selector", "#hand .card").get_attribute("data-card")
     try:
         br.parse_action(f"meld {card}", seen, player=seen.seat)
-    except ValueError as error:
-        expected = str(error)
+    except br.IllegalAction as error:
+        code = str(error.code)
     else:
         raise AssertionError(f"meld {card} is legal")
-    click_cards(driver, [card])
-    driver.find_element("id", "btn-meld").click()
+    select_by_keyboard(driver, [card])
+    keys(driver, "m")
     box = wait_for(
         lambda: driver.find_element("id", "message").text and driver.find_element("id", "message"),
         "the refusal",
     )
-    assert box.text == expected and box.get_attribute("data-code")
-    driver.find_element("id", "btn-clear").click()
+    assert box.get_attribute("data-code") == code and box.get_attribute("class") == "error"
+    pattern = re.escape(words[f"error.{code}"]).replace(re.escape("{cards}"), ".+")
+    assert re.fullmatch(pattern, box.text) and not re.search(r"\(R\d", box.text)
+    keys(driver, Keys.ESCAPE)
+    assert driver.find_element("id", "message").text == ""
     return True
 
 
-def _pictures(driver: Any, tmp_path: Path) -> bool:
-    """A screenshot of the table mid-hand, and the page on a phone's width: no sideways
-    scrolling."""
-    target = os.environ.get("BURACO_SCREENSHOT")
-    driver.save_screenshot(str(tmp_path / "table.png"))
-    if target:
-        shutil.copy(tmp_path / "table.png", target)
-    driver.set_window_size(390, 844)
+LAYOUT = """
+const bad = [];
+for (const card of document.querySelectorAll('.meld .card')) {
+  const box = card.getBoundingClientRect();
+  const next = card.nextElementSibling;
+  for (const part of card.querySelectorAll('.rank, .suit')) {
+    const r = part.getBoundingClientRect();
+    const inside = r.left >= box.left - 0.5 && r.right <= box.right + 0.5 &&
+        r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+    const covered = next && next.getBoundingClientRect().left < r.right - 0.5 &&
+        next.getBoundingClientRect().top < r.bottom - 0.5 &&
+        next.getBoundingClientRect().bottom > r.top + 0.5;
+    if (!inside || covered || part.scrollWidth > Math.ceil(r.width) + 1)
+      bad.push(card.dataset.card + ' ' + part.className);
+  }
+}
+const wide = document.documentElement.scrollWidth - window.innerWidth;
+const fit = ['hand', 'pile', 'controls'].map((id) => document.getElementById(id)
+    .getBoundingClientRect().bottom <= window.innerHeight + 1);
+return {bad: bad, wide: wide, fit: fit, melds: document.querySelectorAll('.meld .card').length};
+"""
+
+
+def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
+    page: Any, server: Any
+) -> None:
+    from selenium.webdriver.support.select import Select
+
+    page.set_window_size(*PHONE)
+    Select(page.find_element("id", "lang")).select_by_value("pt-BR")
+    pt = catalogue("pt-BR")
+    assert page.find_element("id", "create").text == pt["lobby.create"]
+    params, url = start_table(page, "italian", match=True)
+    open_seat(page, url)
+    assert page.find_element("css selector", "#btn-draw span").text == pt["btn.draw"]
+    observer = Observer(server.ws_url, params["table"], params["token"])
+    checked = {"melds": 0, "fit": 0}
+
+    def on_turn(message: dict[str, Any], seen: br.PlayerView) -> None:
+        layout = page.execute_script(LAYOUT)
+        assert layout["bad"] == [] and layout["wide"] <= 1, layout
+        checked["melds"] = max(checked["melds"], layout["melds"])
+        if len(seen.hand) <= 14 and sum(map(len, seen.melds)) <= 6:
+            assert all(layout["fit"]), layout
+            checked["fit"] += 1
+        if seen.phase is br.Phase.DRAW and any(a == "take" for a in message["legal"]):
+            hint = page.find_element("id", "hint").text
+            assert hint == pt["hint.draw.take.open"]
+
     try:
-        wide = driver.execute_script(
-            "return document.documentElement.scrollWidth - window.innerWidth"
-        )
-        assert wide <= 1, f"the page is {wide} px wider than a phone's screen"
+        message = play_hand(page, [observer], play_by_mouse, 7, on_turn)
+        end_dialog(page, message, pt)
+        assert checked["melds"] >= 6 and checked["fit"] >= 3, checked
+        # The match's first hand: its heading, and the hand-by-hand table with running totals.
+        heading = page.find_element("id", "end-heading").text
+        assert heading == pt["end.title.handn"].replace("{hand}", "1")
+        us = message["seat"] % 2
+        rows = page.find_elements("css selector", "#match-table tr[data-hand]")
+        cells = [[int(td.text) for td in row.find_elements("css selector", "td")] for row in rows]
+        first = message["scores"][0]
+        assert cells == [
+            [first[us]["total"], first[us]["total"], first[1 - us]["total"], first[1 - us]["total"]]
+        ]
+        assert message["match"]["totals"] == [first[0]["total"], first[1]["total"]]
+        # Italian, switched on the page: the dialog, the log and the buttons follow.
+        page.find_element("id", "end-close").click()
+        Select(page.find_element("id", "lang")).select_by_value("it")
+        it = catalogue("it")
+        assert page.find_element("css selector", "#btn-draw span").text == it["btn.draw"]
+        assert page.find_element("id", "log-heading").text == it["log.title"]
+        first = page.find_elements("css selector", "#log .move-line")[-1].text
+        assert it["move.draw"] in first or "scarti" in first or "calato" in first, first
+        assert page.execute_script("return document.documentElement.lang") == "it"
     finally:
-        driver.set_window_size(1280, 860)
-    return True
+        observer.close()
+
+
+def test_the_page_reads_melds_as_the_engine_lays_them(page: Any) -> None:
+    """Which card is the wildcard, clean/mixed/semi-clean canastas, and the reading order of a
+    run whose wildcard stands below a high ace, for melds the engine laid out."""
+    rng = random.Random(5)
+    cases: list[tuple[str, str, int, str | None, str]] = []
+    for name in ("canasta-stbl", "italian-fibur"):
+        rules = variants.get(name)
+        deck = [str(c) for c in br.DECK]
+        tries = 0
+        while len(cases) < 300 * (1 + (name == "italian-fibur")) and tries < 40000:
+            tries += 1
+            size = rng.choice((3, 4, 5, 7, 8, 9))
+            cards = rng.sample(deck, size) if rng.random() < 0.2 else _run_cards(rng, size)
+            meld = br.Meld.from_cards(cards, rules)
+            if meld is None:
+                continue
+            text = " ".join(map(str, meld.cards))
+            wild = -1 if meld.wildcard is None else list(meld.cards).index(meld.wildcard)
+            if meld.wildcard is not None and list(meld.cards).count(meld.wildcard) > 1:
+                wild = len(meld.cards) - 1 - list(reversed(meld.cards)).index(meld.wildcard)
+            kind = meld.canasta_kind
+            canasta = None if kind is None else "clean" if meld.is_clean else "mixed"
+            if canasta == "mixed" and meld.is_semi_clean and rules.canasta_bonuses.semi_clean:
+                canasta = "semi"
+            cases.append((name, text, wild, canasta, meld.kind.value))
+    read = page.execute_script(
+        "return arguments[0].map((c) => window.BURACO_PAGE.readMeld(c[1], c[0]));", cases
+    )
+    wrong = []
+    for (name, text, wild, canasta, kind), seen in zip(cases, read, strict=True):
+        cards = text.split()
+        expected_order = cards
+        if wild == len(cards) - 1 and kind == "run" and cards[-2].startswith("A"):
+            expected_order = [cards[-1], *cards[:-1]]  # stands below the high ace
+        shown_wild = seen["cards"][seen["wild"]] if seen["wild"] >= 0 else None
+        if (
+            seen["canasta"] != canasta
+            or seen["kind"] != kind
+            or seen["cards"] != expected_order
+            or shown_wild != (cards[wild] if wild >= 0 else None)
+        ):
+            wrong.append((name, text, wild, canasta, seen))
+    assert not wrong, wrong[:5]
+    assert any(c[3] == "semi" for c in cases) and any(c[2] >= 0 for c in cases)
+
+
+def _run_cards(rng: random.Random, size: int) -> list[str]:
+    suit = rng.choice("SHDC")
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    start = rng.randrange(0, len(ranks) - size + 1)
+    cards = [r + suit for r in ranks[start : start + size]]
+    if rng.random() < 0.6:
+        at = rng.randrange(size)
+        cards[at] = rng.choice(["JK", "2" + rng.choice("SHDC")])
+    return cards
+
+
+def test_the_replay_page_replays_a_record_as_the_engine_does(
+    page: Any, server: Any, tmp_path: Path
+) -> None:
+    """A hand's record, given to the page as a file, stepped through: at the end, at the deal,
+    after the first moves and one move before the end, each seat's hand and both teams' melds
+    are the engine's (br.replay); from a seat's view only that seat's hand is shown; the log
+    has every move."""
+    rules = variants.ITALIAN
+    start = br.new_game(rules, 2, seed=11)
+    bot, rng, state, moves = GreedyBot(), random.Random(3), start, []
+    while not state.is_over:
+        action = bot.choose(br.view(state, state.current_player), rng)
+        moves.append(action)
+        state = br.apply(state, action)
+    record = br.GameRecord.from_game(start, moves, names=["Ana", "Bruno"])
+    states = br.replay(record)
+    path = tmp_path / "hand.json"
+    path.write_text(br.to_json(record), encoding="utf-8")
+    page.get(server.url + "/replay")
+    page.find_element("id", "file").send_keys(str(path))
+    wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the replay")
+    audit(page, "the replay page")
+    assert page.find_element("id", "step").get_attribute("data-step") == str(len(moves))
+    _compare_replay(page, states[-1], len(moves))
+    page.find_element("id", "first").click()
+    for step in range(4):  # the deal, then move by move (the arrow keys step too)
+        _compare_replay(page, states[step], step)
+        keys(page, Keys.ARROW_RIGHT)
+    page.find_element("id", "last").click()
+    keys(page, Keys.ARROW_LEFT)
+    _compare_replay(page, states[-2], len(moves) - 1)
+    keys(page, Keys.ARROW_RIGHT)
+    lines = page.execute_script(
+        "return Array.from(document.querySelectorAll('#log .move-line'))"
+        ".map((li) => li.dataset.action).reverse();"
+    )
+    assert lines == [br.format_action(m) for m in moves]
+    from selenium.webdriver.support.select import Select
+
+    Select(page.find_element("id", "from")).select_by_value("1")
+    shown = page.find_elements("css selector", ".replay-seat .replay-cards")
+    assert (
+        len(shown) == 1 and shown[0].find_element("xpath", "..").get_attribute("data-seat") == "1"
+    )
+
+
+def _compare_replay(driver: Any, state: br.GameState, step: int) -> None:
+    got = driver.execute_script(
+        "return {step: document.getElementById('step').dataset.step,"
+        " hands: Array.from(document.querySelectorAll('.replay-seat .replay-cards'))"
+        ".map((r) => r.dataset.cards),"
+        " melds: [0, 1].map((t) => Array.from(document.querySelectorAll("
+        "'.replay-melds[data-team=\"' + t + '\"] .meld')).map((m) => m.dataset.cards))};"
+    )
+    assert got["step"] == str(step)
+    hands = [sorted(h.split()) if h else [] for h in got["hands"]]
+    assert hands == [sorted(str(c) for c in hand) for hand in state.hands], step
+    for team in (0, 1):
+        assert got["melds"][team] == [" ".join(map(str, m.cards)) for m in state.melds[team]], step

@@ -42,6 +42,8 @@ _CLOSE_CODES: Final = {"too-big": 1009, "binary": 1003}  # others close with 100
 _STATIC: Final = {
     "table.css": "text/css; charset=utf-8",
     "table.js": "text/javascript; charset=utf-8",
+    "i18n.js": "text/javascript; charset=utf-8",
+    "replay.js": "text/javascript; charset=utf-8",
 }
 _HEADERS: Final = {
     # The page loads nothing from elsewhere, and no other site may frame it.
@@ -96,6 +98,11 @@ def create_app(
 
     async def index(request: Request) -> Response:
         return Response(page, media_type="text/html; charset=utf-8", headers=_HEADERS)
+
+    replay_page = _asset("replay.html")
+
+    async def replay(request: Request) -> Response:
+        return Response(replay_page, media_type="text/html; charset=utf-8", headers=_HEADERS)
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -152,6 +159,7 @@ def create_app(
     return Starlette(
         routes=[
             Route("/", index),
+            Route("/replay", replay),
             Route("/static/{name}", static),
             Route("/api/health", health),
             Route("/api/variants", variant_list),

@@ -1,23 +1,36 @@
 // The buraco-rules table: one seat's view, drawn from the messages of the /ws WebSocket.
-// Everything shown comes from the seat's own view message; the moves offered are the legal
-// moves the server lists, so the page never decides what is legal.
+// Everything shown comes from the seat's own messages (its view, the public move log); the moves
+// offered are the legal moves the server lists, so the page never decides what is legal.
 "use strict";
 
 (function () {
   const $ = (id) => document.getElementById(id);
+  const I = window.BURACO_I18N;
+  const t = I.t, plural = I.plural;
   const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   const SUIT_ORDER = "SHDC";
   const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-  const BOTS = ["greedy", "random", "montecarlo"];
+  const BOTS = ["greedy", "random", "montecarlo", "ismcts"];
+  const CLOCKS = [30, 60, 120, 300];
+  // The variants that price a semi-clean canasta on its own (RuleSet.canasta_bonuses.semi_clean,
+  // R22); elsewhere it scores, and is drawn, as a mixed one.
+  const SEMI_CLEAN_PRICED = ["italian-fibur"];
+  const STALEMATE_TURNS = 12; // R24 in every preset
+  const SEAT_KEY = "buraco-seat"; // sessionStorage: {table, token} of this tab's seat
+  const TABLES_KEY = "buraco-tables"; // localStorage: the tables created in this browser
 
   let socket = null;
   let join = null; // {table, token}
   let welcome = null;
   let last = null; // the last view message
+  let previous = null; // the view message before it
   let nextSeq = 1;
   let pending = null; // {seq, action}: sent, not yet answered
   let selected = new Set(); // indices into the sorted hand
   let retry = 0;
+  let log = []; // the moves of the hand in play, oldest first: {number, seat, action, hand, pile}
+  let endShown = 0; // how many finished hands' scores the end dialog has shown
+  let clockTimer = null;
 
   // ---- cards ---------------------------------------------------------------------------
 
@@ -40,6 +53,14 @@
   function pretty(card) {
     return card === "JK" ? "\u2605" : rankOf(card) + SUITS[suitOf(card)];
   }
+  function prettyCards(cards) {
+    return cards.map(pretty).join(" ");
+  }
+  function cardName(card) {
+    if (card === "JK") return t("card.joker");
+    const rank = rankOf(card);
+    return t("card.label", { rank: /^[AJQK]$/.test(rank) ? t("rank." + rank) : rank, suit: t("suit." + suitOf(card)) });
+  }
   function cardElement(card, tag) {
     const el = document.createElement(tag || "span");
     el.className = "card suit-" + suitOf(card);
@@ -51,7 +72,15 @@
     suit.className = "suit";
     suit.textContent = card === "JK" ? "\u2605" : SUITS[suitOf(card)];
     el.append(rank, suit);
-    el.title = card === "JK" ? "Joker" : pretty(card);
+    if (!tag) el.setAttribute("aria-hidden", "true"); // the group around it is labelled
+    else {
+      // A control: its name is said in words ("7 of spades, selected"), the glyphs are for eyes.
+      rank.setAttribute("aria-hidden", "true");
+      suit.setAttribute("aria-hidden", "true");
+      const name = document.createElement("span");
+      name.className = "visually-hidden name";
+      el.append(name);
+    }
     return el;
   }
   function sameCards(a, b) {
@@ -61,6 +90,66 @@
   }
   function prettyAction(text) {
     return text.split(" ").map((w) => (/^(10|[2-9AJQK])[SHDC]$|^JK$/.test(w) ? pretty(w) : w)).join(" ");
+  }
+
+  // ---- melds: how a player reads them -------------------------------------------------
+
+  // The engine lays a run out ascending, its wildcard in the gap it fills or, when it stands
+  // at an end, last (Meld.cards). Where a run ends on a high ace the end wildcard can only stand
+  // below it, so it is drawn first. Returns {cards (reading order), wild (index or -1), kind,
+  // canasta ("clean"|"mixed"|"semi"|null)}.
+  function position(card, index, size) {
+    const rank = rankOf(card);
+    if (rank === "A") return index === 0 && size > 1 ? 1 : 14;
+    return RANKS.indexOf(rank) + 1;
+  }
+  function isWildCapable(card) {
+    return card === "JK" || rankOf(card) === "2";
+  }
+  function readMeld(text, variant) {
+    const cards = cardsOf(text);
+    const naturals = cards.filter((c) => !isWildCapable(c)).map(rankOf);
+    const isSet = naturals.length >= 2 && naturals.every((r) => r === naturals[0]);
+    let wild = -1;
+    if (isSet) {
+      wild = cards.findIndex((c) => isWildCapable(c) && rankOf(c) !== naturals[0]);
+    } else if (!runFits(cards, -1)) {
+      for (let i = cards.length - 1; i >= 0; i--) {
+        if (isWildCapable(cards[i]) && runFits(cards, i)) {
+          wild = i;
+          break;
+        }
+      }
+    }
+    let shown = cards;
+    if (!isSet && wild === cards.length - 1 && cards.length > 2 && rankOf(cards[wild - 1]) === "A") {
+      shown = [cards[wild]].concat(cards.slice(0, -1)); // a high ace: the wildcard stands below
+      wild = 0;
+    }
+    let canasta = null;
+    if (cards.length >= 7) {
+      if (wild < 0) canasta = "clean";
+      else {
+        const beside = cards.length >= 8 && (isSet || wild === 0 || wild === cards.length - 1);
+        canasta = beside && SEMI_CLEAN_PRICED.includes(variant) ? "semi" : "mixed";
+      }
+    }
+    return { cards: shown, wild: wild, kind: isSet ? "set" : "run", canasta: canasta };
+  }
+  // Whether cards, without the one at skip (a wildcard: in a gap, or standing at an end), are a
+  // run's naturals of one suit in consecutive places (an ace first is low, elsewhere high).
+  function runFits(cards, skip) {
+    const rest = cards.filter((c, i) => i !== skip);
+    if (!rest.length || rest.includes("JK")) return false;
+    const suit = suitOf(rest[0]);
+    if (rest.some((c) => suitOf(c) !== suit)) return false;
+    const inside = skip > 0 && skip < cards.length - 1;
+    for (let i = 1; i < rest.length; i++) {
+      const step = position(rest[i], i, rest.length) - position(rest[i - 1], i - 1, rest.length);
+      const across = inside && i === skip; // rest[i - 1] and rest[i] stand either side of the gap
+      if (step !== (across ? 2 : 1)) return false;
+    }
+    return true;
   }
 
   // ---- the lobby -----------------------------------------------------------------------
@@ -102,6 +191,21 @@
     seatChoices();
   }
 
+  function clockChoices() {
+    const select = $("clock");
+    const old = select.value;
+    select.textContent = "";
+    const options = [["", t("lobby.clock.default")], ["off", t("lobby.clock.off")]];
+    for (const n of CLOCKS) options.push([String(n), t("lobby.clock.seconds", { n: n })]);
+    for (const [value, text] of options) {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = text;
+      select.append(option);
+    }
+    select.value = old || "";
+  }
+
   function seatChoices() {
     const players = Number($("players").value);
     const box = $("seat-kinds");
@@ -109,14 +213,14 @@
     box.textContent = "";
     for (let seat = 0; seat < players; seat++) {
       const label = document.createElement("label");
-      label.textContent = "Seat " + seat + (seat % 2 === 0 ? " (team 0)" : " (team 1)") + " ";
+      label.append(t("lobby.seat", { seat: seat, team: seat % 2 }) + " ");
       const select = document.createElement("select");
       select.id = "seat-kind-" + seat;
       select.dataset.seat = String(seat);
       for (const kind of ["human", ...BOTS]) {
         const option = document.createElement("option");
         option.value = kind;
-        option.textContent = kind === "human" ? "a person" : "bot: " + kind;
+        option.textContent = kind === "human" ? t("lobby.person") : t("lobby.bot", { bot: kind });
         select.append(option);
       }
       select.value = old[seat] || (seat === 0 ? "human" : "greedy");
@@ -134,6 +238,8 @@
       seats: seats,
       match: $("match").checked,
     };
+    const clock = $("clock").value;
+    if (clock) request.turn_seconds = clock === "off" ? null : Number(clock); // else the server's default
     $("create-error").hidden = true;
     let answer;
     try {
@@ -149,45 +255,165 @@
       $("create-error").hidden = false;
       return;
     }
+    const entry = {
+      table: answer.table,
+      variant: answer.variant,
+      players: answer.players,
+      match: answer.match,
+      created: new Date().toISOString(),
+      seats: answer.seats.map((s) => ({ seat: s.seat, kind: s.kind, bot: s.bot || null, link: s.link || null })),
+    };
+    rememberTable(entry);
+    showSeats(entry);
+    drawMine();
+  }
+
+  function showSeats(entry) {
+    $("created-heading").textContent = t("lobby.seats", { table: entry.table });
     const list = $("links");
     list.textContent = "";
-    for (const seat of answer.seats) {
+    for (const seat of entry.seats) {
       const item = document.createElement("li");
       item.dataset.seat = String(seat.seat);
       if (seat.kind !== "human") {
-        item.textContent = "Seat " + seat.seat + ": bot " + seat.bot;
+        item.textContent = t("lobby.seat.bot", { seat: seat.seat, bot: seat.bot });
       } else {
-        const url = location.origin + seat.link;
-        item.append("Seat " + seat.seat + ": ");
+        const url = new URL(seat.link, location.href).href;
         const link = document.createElement("input");
         link.readOnly = true;
         link.value = url;
         link.className = "link";
         link.id = "link-" + seat.seat;
+        link.setAttribute("aria-label", t("lobby.link", { seat: seat.seat }));
         link.addEventListener("focus", () => link.select());
+        const copy = document.createElement("button");
+        copy.type = "button";
+        copy.id = "copy-" + seat.seat;
+        copy.textContent = t("lobby.copy");
+        copy.addEventListener("click", () => copyLink(link, copy));
         const open = document.createElement("a");
-        open.href = seat.link;  // same origin: the page of this server
-        open.textContent = "play this seat";
+        open.href = url;
+        open.target = "_blank";
+        open.rel = "noopener";
+        open.textContent = t("lobby.open", { seat: seat.seat });
         open.className = "play";
         open.id = "play-" + seat.seat;
-        item.append(link, " ", open);
+        const name = document.createElement("span");
+        name.textContent = t("lobby.link", { seat: seat.seat }) + ": ";
+        item.append(name, link, " ", copy, " ", open);
       }
       list.append(item);
     }
     $("created").hidden = false;
   }
 
-  // ---- the connection ------------------------------------------------------------------
-
-  function readHash() {
-    const params = new URLSearchParams(location.hash.slice(1));
-    const token = params.get("token");
-    return token ? { table: params.get("table"), token: token } : null;
+  async function copyLink(input, button) {
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch (error) {
+      // No clipboard API (a page served over plain http to another machine): select and copy.
+      input.focus();
+      input.select();
+      document.execCommand("copy");
+    }
+    button.textContent = t("lobby.copied");
+    setTimeout(() => (button.textContent = t("lobby.copy")), 1500);
   }
 
-  function setConn(state, text) {
+  function storedTables() {
+    try {
+      const list = JSON.parse(localStorage.getItem(TABLES_KEY) || "[]");
+      return Array.isArray(list) ? list.filter((e) => e && typeof e.table === "string" && Array.isArray(e.seats)) : [];
+    } catch (error) {
+      return [];
+    }
+  }
+  function rememberTable(entry) {
+    const list = storedTables().filter((e) => e.table !== entry.table);
+    list.unshift(entry);
+    try {
+      localStorage.setItem(TABLES_KEY, JSON.stringify(list.slice(0, 20)));
+    } catch (error) {
+      // storage off or full: the links stay on screen for now
+    }
+  }
+  function forgetTable(table) {
+    try {
+      localStorage.setItem(TABLES_KEY, JSON.stringify(storedTables().filter((e) => e.table !== table)));
+    } catch (error) {
+      // nothing kept, nothing to forget
+    }
+  }
+  function drawMine() {
+    const list = $("mine");
+    const tables = storedTables();
+    list.textContent = "";
+    $("mine-panel").hidden = tables.length === 0;
+    for (const entry of tables) {
+      const item = document.createElement("li");
+      item.dataset.table = entry.table;
+      const when = new Date(entry.created);
+      const title = (variants[entry.variant] && variants[entry.variant].title) || entry.variant;
+      item.append(title + ", " + plural("players.count", entry.players) + " \u00b7 " + entry.table + " \u00b7 " + (isNaN(when) ? "" : when.toLocaleString(I.lang)) + " ");
+      const show = document.createElement("button");
+      show.type = "button";
+      show.textContent = t("lobby.show");
+      show.addEventListener("click", () => showSeats(entry));
+      const forget = document.createElement("button");
+      forget.type = "button";
+      forget.className = "quiet";
+      forget.textContent = t("lobby.forget");
+      forget.addEventListener("click", () => {
+        forgetTable(entry.table);
+        drawMine();
+      });
+      item.append(show, " ", forget);
+      list.append(item);
+    }
+  }
+
+  // ---- the connection ------------------------------------------------------------------
+
+  // The seat: from the address (a link just opened), whose token then leaves the address bar and
+  // the history, kept in this tab's session storage for reloads and reconnects.
+  function readSeat() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const table = params.get("table");
+    const token = params.get("token");
+    if (token) {
+      try {
+        sessionStorage.setItem(SEAT_KEY, JSON.stringify({ table: table, token: token }));
+      } catch (error) {
+        // not kept: a reload then needs the link again
+      }
+      history.replaceState(null, "", location.pathname + location.search + (table ? "#table=" + encodeURIComponent(table) : ""));
+      return { table: table, token: token };
+    }
+    if (!table) return null;
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(SEAT_KEY) || "null");
+      if (kept && kept.table === table && typeof kept.token === "string") return kept;
+    } catch (error) {
+      return null;
+    }
+    return null;
+  }
+
+  function setConn(state) {
     $("conn").dataset.state = state;
-    $("conn").textContent = text;
+    $("conn").textContent = t("conn." + state);
+    const banner = $("banner");
+    if (state === "closed" && welcome) {
+      banner.textContent = t("conn.banner");
+      banner.hidden = false;
+    } else if (state === "refused") {
+      banner.textContent = t("conn.refused.banner");
+      banner.hidden = false;
+    } else banner.hidden = true;
+    if (last) drawControls(last);
+  }
+  function connected() {
+    return socket !== null && socket.readyState === WebSocket.OPEN && welcome !== null && $("conn").dataset.state === "open";
   }
 
   function connect() {
@@ -196,7 +422,7 @@
     url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
     url.hash = "";
     socket = new WebSocket(url.href);
-    setConn("connecting", "connecting\u2026");
+    setConn("connecting");
     socket.onopen = () => {
       // The token travels in the first message, never in a URL: it reaches no access log.
       socket.send(JSON.stringify({ type: "join", token: join.token, table: join.table }));
@@ -205,17 +431,17 @@
     socket.onclose = (event) => {
       socket = null;
       if (event.code === 1008 && welcome === null) {
-        setConn("closed", "refused");
+        setConn("refused");
         return; // a bad token: retrying cannot help
       }
-      setConn("closed", "reconnecting\u2026");
+      setConn("closed");
       retry = Math.min(retry + 1, 6);
       setTimeout(connect, 250 * 2 ** retry);
     };
   }
 
   function send(action) {
-    if (!socket || socket.readyState !== WebSocket.OPEN || pending) return;
+    if (!connected() || pending) return;
     pending = { seq: nextSeq, action: action };
     socket.send(JSON.stringify({ type: "move", seq: pending.seq, action: action }));
     setControlsBusy();
@@ -226,15 +452,20 @@
       case "welcome":
         welcome = message;
         retry = 0;
-        setConn("open", "connected");
-        $("title").textContent = message.title + (message.match ? ", a match" : ", one hand");
+        setConn("open");
+        $("title").textContent = t(message.match ? "title.match" : "title.hand", { title: message.title });
         nextSeq = message.next_seq;
+        if (Array.isArray(message.log)) log = message.log.map((m) => Object.assign({}, m));
         if (pending && pending.seq < nextSeq) pending = null; // it was played before the break
         if (pending) socket.send(JSON.stringify({ type: "move", seq: pending.seq, action: pending.action }));
+        if (last) render(last);
         break;
       case "view":
         nextSeq = Math.max(nextSeq, message.next_seq);
+        if (!last || message.number !== last.number) showMessage("", "");
+        previous = last;
         last = message;
+        logMove(message);
         render(message);
         break;
       case "accepted":
@@ -246,154 +477,270 @@
         }
         break;
       case "refused":
-        if (pending && pending.seq === message.seq) pending = null;
-        showMessage(message.message, message.code);
+        if (pending && pending.seq === message.seq) {
+          showMessage(refusal(message, pending.action), message.code, "error");
+          pending = null;
+        } else showMessage(refusal(message, ""), message.code, "error");
         if (last) render(last);
         break;
       case "error":
         if (message.next_seq) nextSeq = message.next_seq;
+        showMessage(refusal(message, pending ? pending.action : ""), message.code, "error");
         pending = null;
-        showMessage(message.message, message.code);
         if (last) render(last);
         break;
     }
   }
 
-  function showMessage(text, code) {
+  // A refusal in the player's words, from its stable code (the rule ids stay in the API's
+  // message), naming the cards of the move that was tried.
+  function refusal(message, action) {
+    const cards = cardsOf(action).filter((w) => /^(10|[2-9AJQK])[SHDC]$|^JK$/.test(w));
+    const key = "error." + message.code;
+    const text = t(key, { cards: prettyCards(cards), code: message.code });
+    return text === key ? t("error.other", { code: message.code }) : text;
+  }
+
+  // The move log: the welcome's log (the hand so far), then each view's last move.
+  function logMove(message) {
+    const move = message.last;
+    if (!move || typeof move.number !== "number") {
+      if (move && (!previous || previous.number !== message.number)) {
+        // a server without move numbers: the view's number is the count of moves
+        log.push({ number: message.number - 1, seat: move.seat, action: move.action, hand: move.hand || 1 });
+      }
+      return;
+    }
+    const hand = move.hand || 1;
+    if (log.length && (log[log.length - 1].hand || 1) !== hand) log = [];
+    if (log.some((m) => m.number === move.number)) return;
+    const entry = Object.assign({}, move);
+    if (previous && previous.number === move.number && move.action === "take") entry.pile = previous.view.discard_pile_size;
+    log.push(entry);
+  }
+
+  function moveWords(move) {
+    const words = move.action.split(" ");
+    const cards = (list) => prettyCards(list);
+    let text;
+    if (words[0] === "draw") text = t("move.draw");
+    else if (words[0] === "take" && words.length === 1) text = move.pile ? t("move.take.count", { cards: plural("cards", move.pile) }) : t("move.take");
+    else if (words[0] === "take" && words[1] === "meld") text = t("move.take.meld", { cards: cards(words.slice(2)) });
+    else if (words[0] === "take" && words[1] === "add") text = t("move.take.add", { cards: cards(words.slice(3)), meld: words[2] });
+    else if (words[0] === "meld") text = t("move.meld", { cards: cards(words.slice(1)) });
+    else if (words[0] === "add") text = t("move.add", { cards: cards(words.slice(2)), meld: words[1] });
+    else if (words[0] === "discard") text = t("move.discard", { card: cards(words.slice(1)) });
+    else text = prettyAction(move.action);
+    return text;
+  }
+
+  function showMessage(text, code, style) {
     const box = $("message");
     box.textContent = text;
     box.dataset.code = code || "";
-    box.className = code ? "refused" : "";
+    box.className = text ? style || "hint" : "";
+    box.setAttribute("role", style === "error" ? "alert" : "status");
   }
 
   // ---- drawing the table ---------------------------------------------------------------
 
-  function seatName(message, seat) {
-    const info = message.seats[seat];
-    if (seat === message.seat) return "You (seat " + seat + ")";
-    if (info.kind === "bot") return "Seat " + seat + " \u00b7 bot " + info.bot;
-    return "Seat " + seat + (seat % 2 === message.seat % 2 ? " \u00b7 partner" : "");
+  function seatName(message, seat, short) {
+    const info = message.seats[seat] || { kind: "human", bot: null };
+    const mine = message.seat;
+    let who;
+    if (seat === mine) who = t("seat.you");
+    else if (seat % 2 === mine % 2) who = t("seat.partner");
+    else who = t("seat.opponent");
+    let text = who + " (" + t("seat.n", { seat: seat }) + ")";
+    if (info.kind === "bot" && !short) text += " \u00b7 " + t("seat.bot", { bot: info.bot });
+    return text;
   }
 
   function render(message) {
     const view = message.view;
     const seat = message.seat;
     const us = seat % 2, them = 1 - us;
+    const focused = document.activeElement && document.activeElement.id;
     $("lobby").hidden = true;
     $("table").hidden = false;
     $("table").dataset.number = String(message.number);
     $("table").dataset.seat = String(seat);
+    $("table-heading").textContent = welcome ? welcome.title : "";
     document.body.dataset.over = String(message.over);
 
     // Whose turn, and the phase.
     const turn = $("turn");
     turn.dataset.current = String(view.current_player);
-    if (message.over) turn.textContent = "The game is over";
-    else if (view.current_player === seat) turn.textContent = "Your turn";
-    else turn.textContent = seatName(message, view.current_player) + " to play";
+    if (message.over) turn.textContent = t("turn.over");
+    else if (view.current_player === seat) turn.textContent = t("turn.mine");
+    else turn.textContent = t("turn.other", { seat: seatName(message, view.current_player, true) });
     turn.className = !message.over && view.current_player === seat ? "mine" : "";
-    $("phase").textContent = message.over ? "" : view.phase === "draw" ? "draw or take" : view.phase === "play" ? "meld, then discard" : "";
+    $("phase").textContent = message.over ? "" : view.phase === "draw" ? t("phase.draw") : view.phase === "play" ? t("phase.play") : "";
     const totals = $("match-totals");
     if (message.match) {
       totals.hidden = false;
-      totals.textContent = "Hand " + message.match.hand + " \u00b7 match " + message.match.totals[us] + " to " + message.match.totals[them] + " (target " + message.match.target + ")";
+      totals.textContent = t("match.totals", { hand: message.match.hand, us: message.match.totals[us], them: message.match.totals[them], target: message.match.target });
     }
+    drawClock(message);
+    drawNotice(message);
 
-    // The seats, with their hand sizes.
+    // The seats, with their hand sizes and presence.
     const seats = $("seats");
     seats.textContent = "";
     view.hand_sizes.forEach((size, i) => {
       const el = document.createElement("span");
+      const info = message.seats[i] || {};
       el.className = "seat" + (i === view.current_player && !message.over ? " current" : "") + (i % 2 === us ? " ours" : " theirs");
       el.id = "seat-" + i;
       el.dataset.seat = String(i);
       el.dataset.handSize = String(size);
-      el.textContent = seatName(message, i) + ": " + size + " cards";
+      let text = seatName(message, i) + ": " + plural("cards", size);
+      if (info.away) {
+        text += " \u00b7 " + t("seat.away");
+        el.classList.add("away");
+      } else if (info.kind === "human" && info.connected === false && i !== seat) {
+        text += " \u00b7 " + t("seat.offline");
+        el.classList.add("offline");
+      }
+      el.textContent = text;
       seats.append(el);
     });
 
     // Melds, both teams.
-    drawMelds($("melds-us"), view.melds[us], us, message);
-    drawMelds($("melds-them"), view.melds[them], them, message);
-    const points = message.points;
-    $("points-us").textContent = points[us] ? points[us] + " on the table" : "";
-    $("points-them").textContent = points[them] ? points[them] + " on the table" : "";
+    const variant = welcome ? welcome.variant : view.rules;
+    drawMelds($("melds-us"), view.melds[us], us, message, variant);
+    drawMelds($("melds-them"), view.melds[them], them, message, variant);
+    const points = message.points || [0, 0];
+    $("points-us").textContent = points[us] ? t("melds.points", { n: points[us] }) : "";
+    $("points-them").textContent = points[them] ? t("melds.points", { n: points[them] }) : "";
 
-    // Stock, pile and the extra piles.
+    // Stock, pile and the extra piles (ours first, whatever our seat).
     $("stock").dataset.count = String(view.stock_size);
     $("stock-count").textContent = String(view.stock_size);
+    $("stock").setAttribute("aria-label", t("stock.label", { count: plural("cards", view.stock_size) }));
+    $("stock").setAttribute("role", "group");
     const pile = $("pile");
+    const pileCards = cardsOf(view.discard_pile);
     pile.dataset.count = String(view.discard_pile_size);
     pile.dataset.cards = view.discard_pile;
     $("pile-count").textContent = String(view.discard_pile_size);
-    $("pile-closed").hidden = !(view.discard_pile_size > cardsOf(view.discard_pile).length);
-    const pileCards = $("pile-cards");
-    pileCards.textContent = "";
-    for (const card of cardsOf(view.discard_pile)) pileCards.append(cardElement(card));
+    const closed = view.discard_pile_size > pileCards.length;
+    $("pile-closed").hidden = !closed;
+    $("pile-closed").textContent = "(" + t("pile.closed") + ")";
+    const box = $("pile-cards");
+    box.textContent = "";
+    for (const card of pileCards) box.append(cardElement(card));
+    box.setAttribute("aria-label", t("pile.label", { count: plural("cards", view.discard_pile_size), cards: pileCards.length ? pileCards.map(cardName).join(", ") : t("pile.empty") }));
     const extra = $("extra");
     extra.textContent = "";
-    view.extra_pile_sizes.forEach((size, team) => {
+    for (const team of [us, them]) {
+      const size = view.extra_pile_sizes[team];
       const el = document.createElement("span");
       el.className = "extra-pile";
       el.dataset.team = String(team);
       el.dataset.size = size === null ? "" : String(size);
-      const whose = team === us ? "Your" : "Their";
-      el.textContent = whose + " extra pile: " + (size === null ? (view.extra_pile_taken[team] ? "taken" : "gone") : size + " cards");
+      el.textContent = t(team === us ? "extra.us" : "extra.them") + ": " + (size === null ? t(view.extra_pile_taken[team] ? "extra.taken" : "extra.gone") : plural("cards", size));
       extra.append(el);
-    });
-
-    // The last move.
-    const lastMove = $("last");
-    lastMove.textContent = message.last ? seatName(message, message.last.seat) + ": " + prettyAction(message.last.action) : "";
+    }
 
     // The hand, sorted; the selection survives a redraw when the hand is unchanged.
     const hand = sortedHand(cardsOf(view.hand));
-    const box = $("hand");
-    if (box.dataset.cards !== hand.join(" ")) selected.clear();
-    box.dataset.cards = hand.join(" ");
-    box.dataset.size = String(hand.length);
-    box.textContent = "";
+    const handBox = $("hand");
+    if (handBox.dataset.cards !== hand.join(" ")) selected.clear();
+    handBox.dataset.cards = hand.join(" ");
+    handBox.dataset.size = String(hand.length);
+    handBox.setAttribute("aria-label", t("hand.label", { count: plural("cards", hand.length) }));
+    handBox.textContent = "";
     hand.forEach((card, i) => {
       const el = cardElement(card, "button");
       el.dataset.i = String(i);
+      el.id = "card-" + i;
       el.type = "button";
-      if (selected.has(i)) el.classList.add("selected");
-      el.addEventListener("click", () => {
-        if (selected.has(i)) selected.delete(i);
-        else selected.add(i);
-        render(last);
-      });
-      box.append(el);
+      markCard(el, card, i);
+      el.addEventListener("click", () => toggle(i));
+      handBox.append(el);
     });
 
-    drawControls(message, hand);
-    drawScore(message);
+    drawLog(message);
+    drawControls(message);
+    drawEnd(message);
+    // The focus stays on the control it was on (or, for a card played, its neighbour).
+    let again = focused ? $(focused) : null;
+    if (!again && focused && focused.startsWith("card-")) again = $("card-" + Math.min(Number(focused.slice(5)), hand.length - 1)) || $("btn-draw");
+    if (!again && focused && focused.startsWith("meld-")) again = document.querySelector("#melds-us .meld") || $("btn-draw");
+    if (again && document.activeElement !== again && !$("end").open) again.focus();
   }
 
-  function drawMelds(box, melds, team, message) {
+  function markCard(el, card, i) {
+    const on = selected.has(i);
+    el.classList.toggle("selected", on);
+    el.setAttribute("aria-pressed", String(on));
+    el.querySelector(".name").textContent = on ? t("card.selected", { card: cardName(card) }) : cardName(card);
+  }
+
+  // Selecting a card changes that card and the buttons, in place: the focus stays where it is.
+  function toggle(i) {
+    if (selected.has(i)) selected.delete(i);
+    else selected.add(i);
+    const hand = sortedHand(cardsOf(last.view.hand));
+    markCard($("card-" + i), hand[i], i);
+    showMessage("", "");
+    drawControls(last);
+  }
+
+  function drawMelds(box, melds, team, message, variant) {
     box.textContent = "";
     box.dataset.count = String(melds.length);
     if (!melds.length) {
       const none = document.createElement("span");
       none.className = "none";
-      none.textContent = "no melds yet";
+      none.textContent = t("melds.none");
       box.append(none);
     }
+    const ours = team === message.seat % 2;
     melds.forEach((meld, index) => {
-      const el = document.createElement("div");
+      const read = readMeld(meld, variant);
+      const el = document.createElement("button");
+      el.type = "button";
       el.className = "meld";
       el.id = "meld-" + team + "-" + index;
       el.dataset.team = String(team);
       el.dataset.index = String(index);
       el.dataset.cards = meld;
-      const cards = cardsOf(meld);
-      if (cards.length >= 7) el.classList.add("canasta");
-      for (const card of cards) el.append(cardElement(card));
-      const label = document.createElement("span");
-      label.className = "meld-index";
-      label.textContent = String(index);
-      el.prepend(label);
-      if (team === message.seat % 2) el.addEventListener("click", () => addTo(index));
+      el.dataset.kind = read.kind;
+      if (read.canasta) {
+        el.classList.add("canasta", read.canasta);
+        el.dataset.canasta = read.canasta;
+      }
+      const number = document.createElement("span");
+      number.className = "meld-index";
+      number.textContent = String(index);
+      number.setAttribute("aria-hidden", "true");
+      el.append(number);
+      const row = document.createElement("span");
+      row.className = "meld-cards";
+      row.setAttribute("aria-hidden", "true");
+      read.cards.forEach((card, i) => {
+        const c = cardElement(card);
+        if (i === read.wild) c.classList.add("wild");
+        row.append(c);
+      });
+      el.append(row);
+      if (read.canasta) {
+        const badge = document.createElement("span");
+        badge.className = "badge";
+        badge.textContent = t("meld.short." + read.canasta);
+        badge.setAttribute("aria-hidden", "true");
+        el.append(badge);
+      }
+      let label = t("meld.label", { index: index, cards: read.cards.map(cardName).join(", ") }) + "; " + t("meld." + read.kind);
+      if (read.canasta) label += "; " + t("meld." + read.canasta);
+      const name = document.createElement("span");
+      name.className = "visually-hidden";
+      name.textContent = label;
+      el.append(name);
+      if (ours) el.addEventListener("click", () => addTo(index));
+      else el.setAttribute("aria-disabled", "true");
       box.append(el);
     });
   }
@@ -402,35 +749,59 @@
     const hand = sortedHand(cardsOf(last.view.hand));
     return Array.from(selected).sort((a, b) => a - b).map((i) => hand[i]);
   }
+  function topCard() {
+    return cardsOf(last.view.discard_pile).slice(-1);
+  }
 
-  // The legal move that plays the selected cards in the way a button names, or null.
-  function findMove(kind, index) {
+  // The legal moves that play the selected cards in the way a control names.
+  function matches(kind, index) {
     const chosen = selectedCards();
-    const top = cardsOf(last.view.discard_pile).slice(-1);
+    const top = topCard();
+    const found = [];
     for (const action of last.legal) {
       const words = action.split(" ");
-      if (kind === "meld" && words[0] === "meld" && sameCards(words.slice(1), chosen)) return action;
-      if (kind === "discard" && words[0] === "discard" && chosen.length === 1 && words[1] === chosen[0]) return action;
-      if (kind === "add" && words[0] === "add" && words[1] === String(index) && sameCards(words.slice(2), chosen)) return action;
+      if (kind === "meld" && words[0] === "meld" && sameCards(words.slice(1), chosen)) found.push(action);
+      if (kind === "discard" && words[0] === "discard" && chosen.length === 1 && words[1] === chosen[0]) found.push(action);
+      if (kind === "add" && words[0] === "add" && words[1] === String(index) && sameCards(words.slice(2), chosen)) found.push(action);
       if (kind === "take") {
-        if (action === "take" && chosen.length === 0) return action;
-        if (words[0] === "take" && words[1] === "meld" && sameCards(words.slice(2), chosen.concat(top))) return action;
+        if (action === "take" && chosen.length === 0) found.push(action);
+        if (words[0] === "take" && words[1] === "meld" && sameCards(words.slice(2), chosen.concat(top))) found.push(action);
+        if (words[0] === "take" && words[1] === "add" && sameCards(words.slice(3), chosen.concat(top))) found.push(action);
       }
-      if (kind === "take-add" && words[0] === "take" && words[1] === "add" && words[2] === String(index) && sameCards(words.slice(3), chosen.concat(top))) return action;
+      if (kind === "take-add" && words[0] === "take" && words[1] === "add" && words[2] === String(index) && sameCards(words.slice(3), chosen.concat(top))) found.push(action);
     }
-    return null;
+    return found;
+  }
+  function takeKinds() {
+    const kinds = new Set();
+    for (const action of last.legal) {
+      const words = action.split(" ");
+      if (words[0] !== "take") continue;
+      kinds.add(words.length === 1 ? "open" : words[1]);
+    }
+    return kinds;
   }
 
   function addTo(index) {
-    if (!last || !last.legal.length) return;
-    const action = findMove("add", index) || findMove("take-add", index);
+    if (!last || !last.legal.length || !connected()) return;
+    const action = matches("add", index)[0] || matches("take-add", index)[0];
     if (action) send(action);
-    else showMessage("Select the cards to add to meld " + index + " first (with the pile's top card when you take it).", "page-hint");
+    else showMessage(t("hint.add", { meld: index }), "page-hint", "hint");
   }
 
-  function drawControls(message, hand) {
+  function take() {
+    const found = matches("take");
+    if (found.length === 1) return send(found[0]);
+    const kinds = takeKinds();
+    const top = prettyCards(topCard());
+    if (found.length > 1) showMessage(t("hint.take.several"), "page-hint", "hint");
+    else if (kinds.has("add") && !kinds.has("meld")) showMessage(t("hint.take.add", { top: top }), "page-hint", "hint");
+    else showMessage(t("hint.take.meld", { top: top }), "page-hint", "hint");
+  }
+
+  function drawControls(message) {
     const legal = message.legal;
-    const mine = legal.length > 0 && !pending;
+    const mine = legal.length > 0 && !pending && connected();
     const has = (word) => legal.some((a) => a.split(" ")[0] === word);
     const buttons = {
       "btn-draw": mine && legal.includes("draw"),
@@ -441,15 +812,21 @@
     };
     for (const [id, on] of Object.entries(buttons)) $(id).disabled = !on;
     let hint = "";
+    const top = prettyCards(topCard());
     if (message.over) hint = "";
-    else if (!legal.length) hint = "Waiting for the other seats\u2026";
-    else if (has("draw")) hint = has("take") ? "Draw from the stock, or select cards that meld with the pile's top card and take the pile." : "Draw from the stock.";
-    else hint = "Select cards to meld, click one of your melds to add them, or select one card to discard.";
+    else if (!legal.length) hint = t("hint.wait");
+    else if (has("draw")) {
+      const kinds = takeKinds();
+      if (kinds.has("open")) hint = t("hint.draw.take.open");
+      else if (kinds.has("meld")) hint = t("hint.draw.take.meld", { top: top });
+      else if (kinds.has("add")) hint = t("hint.draw.take.add", { top: top });
+      else hint = t("hint.draw");
+    } else hint = t("hint.play");
     $("hint").textContent = hint;
 
     const list = $("moves");
     list.textContent = "";
-    $("moves-count").textContent = String(legal.length);
+    $("moves-summary").textContent = t("moves.all", { n: legal.length });
     for (const action of legal) {
       const button = document.createElement("button");
       button.type = "button";
@@ -466,93 +843,264 @@
     for (const el of document.querySelectorAll("#controls button, #moves button")) el.disabled = true;
   }
 
-  function drawScore(message) {
-    const box = $("score");
-    if (!message.scores.length) {
+  function drawLog(message) {
+    const list = $("log");
+    list.textContent = "";
+    if (!log.length) {
+      const none = document.createElement("li");
+      none.className = "none";
+      none.textContent = t("log.empty");
+      list.append(none);
+      return;
+    }
+    // The last round: the moves since this seat's own last move.
+    let mineAt = -1;
+    log.forEach((m, i) => {
+      if (m.seat === message.seat) mineAt = i;
+    });
+    for (let i = log.length - 1; i >= 0; i--) {
+      const move = log[i];
+      const item = document.createElement("li");
+      item.className = "move-line" + (i > mineAt ? " recent" : "");
+      item.dataset.number = String(move.number);
+      item.dataset.seat = String(move.seat);
+      item.dataset.action = move.action;
+      item.value = i + 1;
+      item.textContent = t("move.line", { seat: seatName(message, move.seat, true), move: moveWords(move) });
+      list.append(item);
+    }
+  }
+
+  function drawClock(message) {
+    const box = $("clock-left");
+    if (clockTimer) clearInterval(clockTimer);
+    clockTimer = null;
+    const clock = message.clock;
+    if (!clock || message.over) {
+      box.hidden = true;
+      return;
+    }
+    const ends = Date.now() + 1000 * Number(clock.remaining || 0);
+    const tick = () => {
+      const left = Math.max(0, Math.round((ends - Date.now()) / 1000));
+      box.textContent = t("clock.label", { seat: seatName(message, clock.seat, true), time: Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") });
+      box.classList.toggle("low", left <= 10);
+    };
+    tick();
+    box.hidden = false;
+    clockTimer = setInterval(tick, 1000);
+  }
+
+  function drawNotice(message) {
+    const box = $("notice");
+    const notice = message.notice;
+    if (!notice) {
       box.hidden = true;
       box.textContent = "";
       return;
     }
-    const us = message.seat % 2, them = 1 - us;
+    const key = "notice." + notice.code;
+    const text = t(key);
+    box.textContent = text === key ? t("notice.other", { message: String(notice.message || notice.code) }) : text;
+    box.dataset.code = notice.code;
     box.hidden = false;
-    box.textContent = "";
-    const heading = document.createElement("h2");
-    const final = message.scores[message.scores.length - 1];
-    if (message.match) {
-      heading.textContent = message.over ? (message.match.winner === us ? "Your team won the match" : "Their team won the match") : "Hand " + message.scores.length + " is over";
-    } else {
-      const a = final[us].total, b = final[them].total;
-      heading.textContent = "The hand is over: " + (a > b ? "your team wins" : a < b ? "their team wins" : "a tie");
+  }
+
+  // ---- the end of a hand and of a match -------------------------------------------------
+
+  // Why the hand ended: the server's outcome if it sends one, else from the scores (a going-out
+  // bonus) and the hand's last view (the turns without progress, R24).
+  function termination(message, handView, final) {
+    const sent = message.outcome || (message.view && message.view.outcome);
+    if (sent && sent.termination) return { why: sent.termination, team: sent.went_out };
+    if (final[0].going_out > 0) return { why: "went-out", team: 0 };
+    if (final[1].going_out > 0) return { why: "went-out", team: 1 };
+    if (handView && handView.went_out !== null && handView.went_out !== undefined) return { why: "went-out", team: handView.went_out };
+    if (handView && handView.idle_turns >= STALEMATE_TURNS - 1) return { why: "stalemate", team: null };
+    return { why: "stock-exhausted", team: null };
+  }
+
+  function drawEnd(message) {
+    const dialog = $("end");
+    const scores = message.scores || [];
+    if (previous === null && !message.over) endShown = scores.length; // joined mid-match
+    if (scores.length <= endShown) return;
+    // A single hand's last view is the end; a match's is the next deal, so the hand that ended
+    // is seen in the view before it.
+    const handView = message.match && !message.over ? previous && previous.view : message.view;
+    endShown = scores.length;
+    const us = message.seat % 2, them = 1 - us;
+    const final = scores[scores.length - 1];
+    const title = message.match ? (message.over ? t("end.title.match") : t("end.title.handn", { hand: scores.length })) : t("end.title.hand");
+    $("end-heading").textContent = title;
+    const end = termination(message, handView, final);
+    $("end-why").textContent = t("end.why." + end.why, { team: end.team === null ? "" : t(end.team === us ? "end.team.us" : "end.team.them") });
+    $("end-why").dataset.termination = end.why;
+    const a = final[us].total, b = final[them].total;
+    let result = a > b ? t("end.winner.us") : a < b ? t("end.winner.them") : t("end.tie");
+    if (message.match && message.over) result = t(message.match.winner === us ? "end.match.us" : "end.match.them");
+    $("end-result").textContent = result;
+
+    const table = $("score-table");
+    table.textContent = "";
+    const items = ["table", "canastas", "going_out", "hands", "extra_pile", "total"];
+    const head = document.createElement("tr");
+    for (const text of ["", t("end.team.us"), t("end.team.them")]) {
+      const th = document.createElement("th");
+      th.scope = "col";
+      th.textContent = text;
+      head.append(th);
     }
-    box.append(heading);
-    const table = document.createElement("table");
-    table.id = "score-table";
-    const rows = [["", "Your team", "Their team"]];
-    const items = [["table", "Cards melded"], ["canastas", "Canastas"], ["going_out", "Going out"], ["hands", "Cards in hand"], ["extra_pile", "Extra pile not taken"], ["total", "Total"]];
-    for (const [key, name] of items) {
+    table.append(head);
+    for (const key of items) {
       const sign = key === "hands" || key === "extra_pile" ? -1 : 1;
-      rows.push([name, sign * final[us][key], sign * final[them][key], key]);
-    }
-    rows.forEach((row, r) => {
       const tr = document.createElement("tr");
-      if (row[3]) tr.dataset.item = row[3];
-      row.slice(0, 3).forEach((cell, c) => {
-        const td = document.createElement(r === 0 || c === 0 ? "th" : "td");
-        td.textContent = String(cell);
-        if (r > 0 && c > 0) td.dataset.team = String(c === 1 ? us : them);
+      tr.dataset.item = key;
+      const th = document.createElement("th");
+      th.scope = "row";
+      th.textContent = t("end.item." + key);
+      tr.append(th);
+      for (const team of [us, them]) {
+        const td = document.createElement("td");
+        td.dataset.team = String(team);
+        td.textContent = String(sign * final[team][key] || 0);
         tr.append(td);
-      });
+      }
       table.append(tr);
-    });
-    box.append(table);
-    if (!message.over) {
-      const note = document.createElement("p");
-      note.textContent = "The next hand is dealt.";
-      box.append(note);
-    } else {
-      const again = document.createElement("a");
-      again.href = "./";
-      again.id = "new-table";
-      again.textContent = "New table";
-      again.className = "button";
-      box.append(again);
     }
+
+    const box = $("match-box");
+    box.hidden = !message.match;
+    if (message.match) {
+      $("match-target").textContent = t("end.target", { target: message.match.target });
+      const matchTable = $("match-table");
+      matchTable.textContent = "";
+      const header = document.createElement("tr");
+      for (const text of ["", t("end.team.us"), t("end.running"), t("end.team.them"), t("end.running")]) {
+        const th = document.createElement("th");
+        th.scope = "col";
+        th.textContent = text;
+        header.append(th);
+      }
+      matchTable.append(header);
+      let runUs = 0, runThem = 0;
+      scores.forEach((pair, i) => {
+        runUs += pair[us].total;
+        runThem += pair[them].total;
+        const tr = document.createElement("tr");
+        tr.dataset.hand = String(i + 1);
+        const th = document.createElement("th");
+        th.scope = "row";
+        th.textContent = t("end.hand.n", { hand: i + 1 });
+        tr.append(th);
+        for (const value of [pair[us].total, runUs, pair[them].total, runThem]) {
+          const td = document.createElement("td");
+          td.textContent = String(value);
+          tr.append(td);
+        }
+        matchTable.append(tr);
+      });
+    }
+    const over = message.over;
+    $("end-close").textContent = t(over ? "end.close" : "end.next");
+    $("new-table").hidden = !over;
+    $("replay-table").hidden = !over;
+    $("replay-table").href = "replay#table=" + encodeURIComponent(message.table);
+    if (!dialog.open) dialog.showModal();
+    $("end-close").focus();
+  }
+
+  // ---- keys ------------------------------------------------------------------------------
+
+  function shortcut(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
+    if ($("table").hidden || $("end").open) return;
+    const key = event.key.toLowerCase();
+    if (key === "h" || key === "g") {
+      // H: to the hand's first card; G: to your team's first meld.
+      const first = document.querySelector(key === "h" ? "#hand .card" : "#melds-us .meld");
+      if (first) {
+        event.preventDefault();
+        first.focus();
+      }
+      return;
+    }
+    const moves = { arrowleft: -1, arrowright: 1, home: -Infinity, end: Infinity };
+    if (key in moves && target && target.closest && target.closest("#hand, .melds")) {
+      // Arrows move along the hand, or along the melds; Home and End to either end.
+      const group = Array.from(target.closest("#hand, .melds").querySelectorAll("button"));
+      const at = group.indexOf(target) + moves[key];
+      const next = group[Math.max(0, Math.min(group.length - 1, at))];
+      if (next) {
+        event.preventDefault();
+        next.focus();
+      }
+      return;
+    }
+    const ids = { d: "btn-draw", t: "btn-take", m: "btn-meld", x: "btn-discard", escape: "btn-clear" };
+    const id = ids[key];
+    if (!id) return;
+    event.preventDefault();
+    if (!$(id).disabled) $(id).click();
   }
 
   // ---- start ---------------------------------------------------------------------------
 
+  function translateAll() {
+    I.translatePage();
+    clockChoices();
+    seatChoices();
+    drawMine();
+    if ($("conn").dataset.state !== "idle") setConn($("conn").dataset.state);
+    if (welcome) $("title").textContent = t(welcome.match ? "title.match" : "title.hand", { title: welcome.title });
+    if (last) {
+      endShown = Math.max(0, endShown - 1); // redraw the dialog's words if it is open
+      const open = $("end").open;
+      render(last);
+      if (!open) $("end").close();
+    }
+  }
+
   function start() {
+    I.languageSwitch($("lang"), translateAll);
+    I.translatePage();
+    clockChoices();
     $("players").addEventListener("change", seatChoices);
     $("variant").addEventListener("change", playerChoices);
-    loadVariants();
+    loadVariants().then(drawMine);
     $("create-form").addEventListener("submit", createTable);
     seatChoices();
+    drawMine();
     $("btn-draw").addEventListener("click", () => send("draw"));
-    $("btn-take").addEventListener("click", () => {
-      const action = findMove("take");
-      if (action) send(action);
-      else showMessage("Select the cards from your hand that meld with the pile's top card, then take.", "page-hint");
-    });
+    $("btn-take").addEventListener("click", take);
     $("btn-meld").addEventListener("click", () => {
-      const action = findMove("meld");
-      if (action) send(action);
-      else send("meld " + selectedCards().join(" ")); // the engine says why it is refused
+      const action = matches("meld")[0];
+      send(action || "meld " + selectedCards().join(" ")); // the engine says why it is refused
     });
     $("btn-discard").addEventListener("click", () => {
-      const action = findMove("discard");
+      const action = matches("discard")[0];
       send(action || "discard " + selectedCards()[0]);
     });
     $("btn-clear").addEventListener("click", () => {
       selected.clear();
+      showMessage("", "");
       if (last) render(last);
     });
-    window.addEventListener("hashchange", () => location.reload());
-    join = readHash();
+    $("end-close").addEventListener("click", () => $("end").close());
+    document.addEventListener("keydown", shortcut);
+    window.addEventListener("hashchange", () => {
+      if (new URLSearchParams(location.hash.slice(1)).get("token")) location.reload();
+    });
+    join = readSeat();
     if (join) {
       $("lobby").hidden = true;
       connect();
     }
   }
 
+  // How the page reads a meld, for the tests that compare it with the engine's.
+  window.BURACO_PAGE = Object.freeze({ readMeld: readMeld });
   start();
 })();
