@@ -290,27 +290,46 @@ def test_the_servers_own_pages_and_names_pass(
     assert asyncio.run(join())["code"] == "not-joined"  # the handshake passed
 
 
-def test_connections_beyond_the_cap_are_refused_then_served_again(tmp_path: Path) -> None:
+def _connect(port: int, source: str) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+
+
+def test_connections_beyond_the_caps_are_refused_then_served_again(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
-    server = ServerProcess(tmp_path / "c.sqlite", log, "--max-connections", "8")
+    flags = ("--max-connections", "8", "--max-per-address", "3", "--request-timeout", "30")
+    server = ServerProcess(tmp_path / "c.sqlite", log, *flags)
     server.start()
+    port = server.port
     try:
         before = log.stat().st_size
-        held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(8)]
-        try:
-            time.sleep(0.3)
-            _, answer = _raw(server.port, b"")
-            assert answer.startswith(b"HTTP/1.1 503 ")
-            assert json.loads(answer.partition(b"\r\n\r\n")[2])["code"] == "busy"
-        finally:
-            for raw in held:
-                raw.close()
+        # One address: three connections, WebSockets included; the fourth is refused, while
+        # another address is served.
+        held = [_connect(port, "127.0.0.2") for _ in range(2)]
+        sockets = [_connect(port, "127.0.0.2")]
+        sockets[0].sendall(_handshake(port))
+        assert sockets[0].recv(100).startswith(b"HTTP/1.1 101 ")
+        crowded = _connect(port, "127.0.0.2").recv(1000)
+        assert crowded.startswith(b"HTTP/1.1 429 ")
+        assert json.loads(crowded.partition(b"\r\n\r\n")[2])["code"] == "too-many-connections"
+        assert request(server, "GET", "/api/health", source="127.0.0.3")[0] == 200
+        sockets[0].close()  # the WebSocket ends: its place is free again
         time.sleep(0.3)
-        status, _, _ = request(server, "GET", "/api/health")
-        assert status == 200
+        assert request(server, "GET", "/api/health", source="127.0.0.2")[0] == 200
+        # The whole server: eight connections (a proxy's, on 127.0.0.1, not counted by address
+        # but by the cap), then the next is refused.
+        held += [_connect(port, "127.0.0.1") for _ in range(6)]
+        time.sleep(0.3)
+        _, answer = _raw(port, b"")
+        assert answer.startswith(b"HTTP/1.1 503 ")
+        assert json.loads(answer.partition(b"\r\n\r\n")[2])["code"] == "busy"
+        for raw in held:
+            raw.close()
+        time.sleep(0.3)
+        assert request(server, "GET", "/api/health")[0] == 200
         time.sleep(0.2)
         lines = log.read_bytes()[before:].decode().splitlines()
         assert "Traceback" not in "\n".join(lines)
+        assert sum("refused: 3 connections open from 127.0.0.2" in line for line in lines) == 1
         assert sum("refused: 8 connections open" in line for line in lines) == 1
     finally:
         server.stop()

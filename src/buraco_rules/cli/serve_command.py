@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import re
 import sys
 from typing import Any
@@ -135,6 +136,14 @@ def add_parser(commands: Any) -> None:
         metavar="N",
         help="the most connections open at once, WebSockets included (default 2000)",
     )
+    abuse.add_argument(
+        "--max-per-address",
+        type=int,
+        default=64,
+        metavar="N",
+        help="...from one client address (an IPv6 /64); a proxy on loopback is not counted "
+        "(default 64)",
+    )
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -162,9 +171,13 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(f"--port must be 0 to 65535, not {args.port}")
     if args.bot_delay < 0 or args.rate <= 0 or args.max_tables < 1:
         args.parser.error("--bot-delay must be 0 or more, --rate and --max-tables above 0")
-    if args.create_rate < 0 or args.create_burst < 1 or args.max_connections < 1:
+    if (
+        args.create_rate < 0
+        or min(args.create_burst, args.max_connections, args.max_per_address) < 1
+    ):
         args.parser.error(
-            "--create-rate must be 0 or more, --create-burst and --max-connections above 0"
+            "--create-rate must be 0 or more, --create-burst, --max-connections and "
+            "--max-per-address above 0"
         )
     if not (args.join_timeout > 0 and args.request_timeout > 0):
         args.parser.error("--join-timeout and --request-timeout must be above 0")
@@ -195,7 +208,11 @@ def run(args: argparse.Namespace) -> int:
         create_burst=args.create_burst,
     )
     http, ws = limited_protocols(
-        request_timeout=args.request_timeout, max_connections=args.max_connections
+        request_timeout=args.request_timeout,
+        max_connections=args.max_connections,
+        per_address=args.max_per_address,
+        # the proxies Uvicorn trusts (its default): they carry many clients' connections
+        trusted=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
     )
     _raise_open_files(args.max_connections + 256)
     print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
