@@ -27,8 +27,8 @@ websockets = pytest.importorskip("websockets")
 from buraco_rules.server.guard import (  # noqa: E402
     OriginGuard,
     _Buckets,
-    _client_key,
     _search_seats,
+    client_key,
     host_name,
 )
 from server_support import ServerProcess  # noqa: E402
@@ -366,14 +366,12 @@ def test_the_table_of_addresses_is_bounded_and_forgets_the_oldest() -> None:
 
 
 def test_addresses_are_counted_by_network_for_ipv6() -> None:
-    assert _client_key({"client": ("2001:db8::1", 5)}) == _client_key(
-        {"client": ("2001:db8::ff", 6)}
-    )
-    assert _client_key({"client": ("2001:db8:0:1::1", 5)}) != _client_key(
+    assert client_key({"client": ("2001:db8::1", 5)}) == client_key({"client": ("2001:db8::ff", 6)})
+    assert client_key({"client": ("2001:db8:0:1::1", 5)}) != client_key(
         {"client": ("2001:db8::1", 5)}
     )
-    assert _client_key({"client": ("::ffff:192.0.2.1", 5)}) == "192.0.2.1"
-    assert _client_key({"client": None}) == ""
+    assert client_key({"client": ("::ffff:192.0.2.1", 5)}) == "192.0.2.1"
+    assert client_key({"client": None}) == ""
 
 
 def test_search_seats_are_counted_from_the_request() -> None:

@@ -8,14 +8,15 @@ and memory can be read from /proc (Linux).
     python tools/attack_server.py --server-arg=--create-rate=0   # extra flags for serve
 
 Phases: ``quiet`` (the players alone), ``create`` (one address posts tables as fast as 8
-connections can), ``search`` (tables of three search bots and a person who never comes, from one
-address), ``slow`` (300 requests sending their headers and 300 their bodies a byte a second,
-reopened when closed), ``sockets`` (300 WebSockets that never join, reopened when closed),
-``headers`` (8 connections sending 30 MiB of headers each) and ``foreign`` (requests and
-handshakes from another site's page, 8 at a time). The attacks come from one stranger's address
-(127.0.0.203); the honest players run in their own process, each table created from its own
-loopback address (127.0.1.x), and think 0.3 to 0.7 s a move. Every phase ends by itself; the
-whole run is bounded by the phases' durations plus the server's start.
+connections can), ``slow`` (300 requests sending their headers and 300 their bodies a byte a
+second, reopened when closed), ``sockets`` (300 WebSockets that never join, reopened when
+closed), ``headers`` (8 connections sending 30 MiB of headers each), ``foreign`` (requests and
+handshakes from another site's page, 8 at a time) and ``search`` (tables of three search bots and
+a person who never comes, from one address: last, as their bots think on after the phase). The
+attacks come from one stranger's address (127.0.0.203; the creations from 127.0.0.20x); the
+honest players run in their own process, each table created from its own loopback address
+(127.0.1.x), and think 0.3 to 0.7 s a move. Every phase ends by itself; the whole run is bounded
+by the phases' durations plus the server's start.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-PHASES = ("quiet", "create", "search", "slow", "sockets", "headers", "foreign")
+PHASES = ("quiet", "create", "slow", "sockets", "headers", "foreign", "search")
 WS_KEY = "dGhlIHNhbXBsZSBub25jZQ=="
 ATTACKER = "127.0.0.203"  # the stranger's address (127.0.0.1 would be a trusted proxy's)
 

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from ..bots.names import SEARCH_BOTS
 
-__all__ = ["CreationLimit", "OriginGuard", "host_name"]
+__all__ = ["MAX_ADDRESSES", "CreationLimit", "OriginGuard", "client_key", "host_name"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -170,7 +170,7 @@ class _Buckets:
         return wait
 
 
-def _client_key(scope: Scope) -> str:
+def client_key(scope: Scope) -> str:
     """The address a request is counted against: the client's IP address, or its /64 network
     for IPv6 (one subscriber holds a whole /64)."""
     client = scope.get("client")
@@ -232,7 +232,7 @@ class CreationLimit:
                 return  # the client left (or was too slow): nobody to answer
             body += message.get("body", b"")
             more = bool(message.get("more_body", False))
-        wait = self.buckets.take(_client_key(scope), 1 + _search_seats(body))
+        wait = self.buckets.take(client_key(scope), 1 + _search_seats(body))
         if wait > 0:
             seconds = math.ceil(wait)
             message_text = f"too many tables created from this address; try again in {seconds} s"

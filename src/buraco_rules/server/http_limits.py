@@ -34,7 +34,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from .guard import _client_key
+from .guard import client_key
 
 __all__ = [
     "MAX_HEADER_BYTES",
@@ -95,7 +95,7 @@ class _Addresses:
             return None
         if any(address in network for network in self.trusted):
             return None
-        return _client_key({"client": peer})
+        return client_key({"client": peer})
 
     def enter(self, key: str) -> bool:
         if self.open[key] >= self.limit:
