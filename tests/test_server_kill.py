@@ -36,7 +36,9 @@ def test_sigkill_loses_and_duplicates_no_move(tmp_path: Path) -> None:
     kills = int(os.environ.get("BURACO_SERVER_KILLS", "3"))
     rng = random.Random(int(os.environ.get("BURACO_SERVER_KILL_SEED", "16")))
     db = tmp_path / "kill.sqlite"
-    server = ServerProcess(db, tmp_path / "server.log", "--bot-delay", "0", "--rate", "100000")
+    server = ServerProcess(
+        db, tmp_path / "server.log", "--bot-delay", "0", "--rate", "100000", "--create-rate", "0"
+    )
     server.start()
     clients: list[SeatClient] = []
     done = rounds = 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import re
 import sys
 from typing import Any
@@ -18,6 +19,17 @@ from ..core.quoting import describe
 __all__ = ["add_parser", "run"]
 
 _TOKEN = re.compile(r"(token=)[^&\s\"']*")
+
+
+class _Quiet(logging.Filter):
+    """Drops the WebSocket library's "connection open", "connection closed" and "connection
+    rejected": Uvicorn's own line ("WebSocket /ws" [accepted], or 403) already says it, once a
+    connection."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(
+            ("connection open", "connection closed", "connection rejected")
+        )
 
 
 class _NoTokens(logging.Filter):
@@ -70,7 +82,76 @@ def add_parser(commands: Any) -> None:
         help="the search bots' (montecarlo, ismcts) thinking budget a move: CPU seconds as in "
         "0.25s, or sampled deals as in 200 (default: their own, 48 and 32 deals)",
     )
+    abuse = parser.add_argument_group(
+        "closed to abuse", "limits for a server that strangers can reach (docs/server.md)"
+    )
+    abuse.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the server answers to, besides the --host it listens on (and localhost): "
+        "needed for a DNS name; repeatable",
+    )
+    abuse.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="another site whose pages may use the server, as in https://example.org; repeatable",
+    )
+    abuse.add_argument(
+        "--create-rate",
+        type=float,
+        default=10.0,
+        metavar="N",
+        help="tables one client address may create a minute (default 10; 0: no limit)",
+    )
+    abuse.add_argument(
+        "--create-burst",
+        type=int,
+        default=8,
+        metavar="N",
+        help="...at once, a search bot's seat counting one more (default 8)",
+    )
+    abuse.add_argument(
+        "--join-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a WebSocket that has not joined a seat by then is closed (default 10)",
+    )
+    abuse.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a connection whose request (headers and body) is not complete by then is closed "
+        "(default 10)",
+    )
+    abuse.add_argument(
+        "--max-connections",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="the most connections open at once, WebSockets included (default 2000)",
+    )
+    abuse.add_argument(
+        "--max-per-address",
+        type=int,
+        default=64,
+        metavar="N",
+        help="...from one client address (an IPv6 /64); a proxy on loopback is not counted "
+        "(default 64)",
+    )
     parser.set_defaults(run=run, parser=parser)
+
+
+def allowed_hosts(host: str, extra: list[str]) -> list[str]:
+    """The names a server listening on ``host`` answers to: ``localhost``, ``host`` itself when
+    it is a name, and ``extra`` (an IP address is always accepted, see
+    :class:`~buraco_rules.server.guard.OriginGuard`)."""
+    return ["localhost", host, *extra]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,6 +171,18 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(f"--port must be 0 to 65535, not {args.port}")
     if args.bot_delay < 0 or args.rate <= 0 or args.max_tables < 1:
         args.parser.error("--bot-delay must be 0 or more, --rate and --max-tables above 0")
+    if (
+        args.create_rate < 0
+        or min(args.create_burst, args.max_connections, args.max_per_address) < 1
+    ):
+        args.parser.error(
+            "--create-rate must be 0 or more, --create-burst, --max-connections and "
+            "--max-per-address above 0"
+        )
+    if not (args.join_timeout > 0 and args.request_timeout > 0):
+        args.parser.error("--join-timeout and --request-timeout must be above 0")
+    from ..server.http_limits import MAX_HEADER_BYTES, limited_protocols
+
     if args.search_budget is not None:
         try:
             bot_from_name(f"ismcts:{args.search_budget}")
@@ -101,13 +194,27 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(message)s")
     for name in ("uvicorn.access", "uvicorn.error", "buraco_rules.server"):
         logging.getLogger(name).addFilter(_NoTokens())
+    logging.getLogger("uvicorn.error").addFilter(_Quiet())
     app = create_app(
         args.db,
         bot_delay=args.bot_delay,
         rate=args.rate,
         max_tables=args.max_tables,
         search_budget=args.search_budget,
+        join_timeout=args.join_timeout,
+        allowed_hosts=allowed_hosts(args.host, args.allow_host),
+        allowed_origins=args.allow_origin,
+        create_rate=args.create_rate,
+        create_burst=args.create_burst,
     )
+    http, ws = limited_protocols(
+        request_timeout=args.request_timeout,
+        max_connections=args.max_connections,
+        per_address=args.max_per_address,
+        # the proxies Uvicorn trusts (its default): they carry many clients' connections
+        trusted=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
+    )
+    _raise_open_files(args.max_connections + 256)
     print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
     sys.stdout.flush()
     uvicorn.run(
@@ -118,5 +225,26 @@ def run(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,  # a view is ~1 KB: compressing it costs more than it saves
         log_level="info",
         timeout_graceful_shutdown=2,
+        # Closed to abuse (docs/server.md): the h11 parser bounds unfinished headers (httptools
+        # keeps them without limit), the protocols add the request deadline, the connection cap
+        # and a short WebSocket close; uvicorn's own cap bounds the requests in progress.
+        http=http,
+        ws=ws,
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        limit_concurrency=args.max_connections + 1,
+        backlog=min(args.max_connections, 2048),
     )
     return 0
+
+
+def _raise_open_files(wanted: int) -> None:
+    """Raise the soft limit on open files towards ``wanted`` (within the hard limit), so that
+    the connection cap, not the system, is what refuses a connection."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))

@@ -11,19 +11,21 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Route, WebSocketRoute, request_response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import variants
 from ..play.match import Match
+from .guard import CreationLimit, OriginGuard
 from .protocol import Join, Move, ProtocolError, read_frame
 from .store import TableStore
 from .tables import CreateError, Table, TableHub
@@ -68,6 +70,10 @@ def create_app(
     max_tables: int = 1000,
     join_timeout: float = 10.0,
     search_budget: object = None,
+    allowed_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] = (),
+    create_rate: float = 10.0,
+    create_burst: int = 8,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
     (created on first use). ``bot_delay`` is the pause before each bot move in seconds,
@@ -76,7 +82,15 @@ def create_app(
     within ``join_timeout`` seconds is closed; ``search_budget`` (``"0.25s"`` or ``"200"``) is
     the search bots' thinking budget (:class:`~buraco_rules.server.tables.TableHub`). The hub is
     ``app.state.hub`` once the application has started (its lifespan reloads every unfinished
-    table)."""
+    table).
+
+    Closed to abuse (:mod:`buraco_rules.server.guard`): one client address may create
+    ``create_rate`` tables a minute in bursts of ``create_burst`` (a search bot's seat counts as
+    one more; ``create_rate=0``: no limit); a page of another site (an ``Origin`` that is not the
+    request's own ``Host`` nor one of ``allowed_origins``) is refused; and when
+    ``allowed_hosts`` is given, so is a ``Host`` that is not one of its names (DNS rebinding).
+    By default any ``Host`` passes, for an application mounted under a server that checks it:
+    ``buraco-rules serve`` passes the names it listens on."""
     page = _asset("index.html")
     assets = {name: _asset(name) for name in _STATIC}
 
@@ -163,9 +177,16 @@ def create_app(
             Route("/static/{name}", static),
             Route("/api/health", health),
             Route("/api/variants", variant_list),
-            Route("/api/tables", create_table, methods=["POST"]),
+            Route(
+                "/api/tables",
+                CreationLimit(
+                    request_response(create_table), per_minute=create_rate, burst=create_burst
+                ),
+                methods=["POST"],
+            ),
             WebSocketRoute("/ws", socket),
         ],
+        middleware=[Middleware(OriginGuard, hosts=allowed_hosts, origins=allowed_origins)],
         lifespan=lifespan,
     )
 

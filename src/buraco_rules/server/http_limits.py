@@ -1,0 +1,257 @@
+"""The transport's limits of ``buraco-rules serve``: Uvicorn's HTTP and WebSocket protocols with
+what they lack for a server facing strangers.
+
+- **A request deadline.** Uvicorn times out an idle kept-alive connection, but not one that
+  sends its headers or its body a byte at a time: :class:`LimitedH11Protocol` closes a connection
+  whose request (headers and body) is not complete within ``request_timeout`` seconds of the
+  connection or of the previous answer.
+- **Connection caps.** Uvicorn's ``limit_concurrency`` answers 503 only once a request's
+  headers have arrived, and never counts WebSocket handshakes; here a connection beyond
+  ``max_connections`` (WebSockets included) is answered ``503 busy`` and closed at once, and one
+  beyond ``per_address`` from one client address ``429 too-many-connections``, so that no one
+  stranger can take every place. Connections from a trusted proxy (Uvicorn's
+  ``forwarded_allow_ips``, loopback by default) carry many clients and are not counted.
+- **Bounded headers.** The h11 parser keeps at most ``h11_max_incomplete_event_size`` bytes of
+  unfinished headers (the httptools parser keeps them without bound).
+- **A short close.** After the server closes a WebSocket, Uvicorn waits 10 s for the client's
+  answer; :class:`QuickCloseWebSocketProtocol` waits ``close_timeout`` (1 s), so a connection
+  that never joins is gone a second after the join timeout, not ten.
+
+These subclass Uvicorn's own protocols (``uvicorn.protocols``), which is why this module is
+imported only by the command; the tests run them in real server processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import logging
+from collections import Counter
+from typing import Any, ClassVar, Final
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from .guard import client_key
+
+__all__ = [
+    "MAX_HEADER_BYTES",
+    "LimitedH11Protocol",
+    "QuickCloseWebSocketProtocol",
+    "limited_protocols",
+]
+
+log = logging.getLogger("buraco_rules.server")
+
+MAX_HEADER_BYTES: Final = 32 * 1024
+"""The most bytes of a request's headers the server reads (Uvicorn's
+``h11_max_incomplete_event_size``): more is answered 400 and the connection closed."""
+
+
+def _refusal(status: bytes, code: str, message: str) -> bytes:
+    body = json.dumps({"type": "error", "code": code, "message": message}).encode()
+    return (
+        b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\nretry-after: 5\r\n"
+        b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
+
+
+_BUSY: Final = _refusal(b"503 Service Unavailable", "busy", "the server holds its most connections")
+_CROWDED: Final = _refusal(
+    b"429 Too Many Requests", "too-many-connections", "this address holds its most connections"
+)
+
+
+def _peer(transport: asyncio.BaseTransport) -> str:
+    peer = transport.get_extra_info("peername")
+    return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) and len(peer) >= 2 else "a client"
+
+
+class _Addresses:
+    """Open connections by client address (its /64 for IPv6), but for trusted proxies."""
+
+    def __init__(self, limit: int, trusted: list[str] | str) -> None:
+        self.limit = limit
+        self.open: Counter[str] = Counter()
+        names = trusted.split(",") if isinstance(trusted, str) else trusted
+        self.everyone_trusted = any(n.strip() == "*" for n in names)
+        self.trusted = []
+        for name in names:
+            try:
+                self.trusted.append(ipaddress.ip_network(name.strip(), strict=False))
+            except ValueError:
+                continue  # a Unix socket's path, "*": no address to count
+
+    def key(self, transport: asyncio.BaseTransport) -> str | None:
+        """The address to count this connection against, or None if it is not counted."""
+        peer = transport.get_extra_info("peername")
+        if self.everyone_trusted or not isinstance(peer, tuple) or not peer:
+            return None
+        try:
+            address = ipaddress.ip_address(peer[0])
+        except ValueError:
+            return None
+        if any(address in network for network in self.trusted):
+            return None
+        return client_key({"client": peer})
+
+    def enter(self, key: str) -> bool:
+        if self.open[key] >= self.limit:
+            return False
+        self.open[key] += 1
+        return True
+
+    def leave(self, key: str | None) -> None:
+        if key is not None:
+            self.open[key] -= 1
+            if self.open[key] <= 0:
+                del self.open[key]
+
+
+class LimitedH11Protocol(H11Protocol):
+    """Uvicorn's h11 protocol with a request deadline and the connection caps (the class
+    attributes; :func:`limited_protocols` makes a subclass with other values)."""
+
+    request_timeout: ClassVar[float] = 10.0
+    max_connections: ClassVar[int] = 2000
+    addresses: ClassVar[_Addresses | None] = None
+
+    _timer: asyncio.TimerHandle | None = None
+    _refused = False
+    _counted: str | None = None  # the address this connection counts against, until it ends
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        """Refuse the connection beyond the caps; else start its request's clock."""
+        refusal = None
+        if len(self.connections) >= self.max_connections:
+            refusal = _BUSY
+            log.warning(
+                "%s - refused: %d connections open", _peer(transport), len(self.connections)
+            )
+        elif self.addresses is not None and (key := self.addresses.key(transport)) is not None:
+            if self.addresses.enter(key):
+                self._counted = key
+            else:
+                refusal = _CROWDED
+                log.warning(
+                    "%s - refused: %d connections open from %s",
+                    _peer(transport),
+                    self.addresses.limit,
+                    key,
+                )
+        if refusal is not None:
+            self._refused = True
+            self.transport = transport
+            transport.write(refusal)
+            transport.close()
+            return
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Stop the clock, and count the connection no more."""
+        if self._refused:
+            return
+        self._disarm()
+        if self.addresses is not None:
+            self.addresses.leave(self._counted)
+            self._counted = None
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        """Read nothing of a refused connection."""
+        if not self._refused:
+            super().data_received(data)
+
+    def handle_events(self) -> None:
+        """Parse, and stop the clock once the whole request is in."""
+        super().handle_events()
+        if self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+            self._disarm()  # the whole request is in (or the connection is ending)
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        """Hand the connection to the WebSocket protocol (and its count), without the clock."""
+        self._disarm()  # from here on, the WebSocket protocol owns the connection
+        handed, self._counted = self._counted, None
+        super().handle_websocket_upgrade(event)
+        protocol = self.transport.get_protocol()
+        if isinstance(protocol, QuickCloseWebSocketProtocol):
+            protocol.counted = handed
+        elif self.addresses is not None:
+            self.addresses.leave(handed)
+
+    def on_response_complete(self) -> None:
+        """Start the next request's clock."""
+        super().on_response_complete()
+        if not self.transport.is_closing() and self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
+            self._arm()  # the next request, or the rest of a body answered early, has its time
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._timer = self.loop.call_later(self.request_timeout, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _too_slow(self) -> None:
+        self._timer = None
+        if not self.transport.is_closing():
+            log.info(
+                "%s - closed: no complete request within %g s",
+                _peer(self.transport),
+                self.request_timeout,
+            )
+            self.transport.close()
+
+
+class QuickCloseWebSocketProtocol(WebSocketsSansIOProtocol):
+    """Uvicorn's WebSocket protocol, waiting ``close_grace`` seconds (not 10) for the client's
+    answer to the server's close before dropping the connection."""
+
+    close_grace: ClassVar[float] = 1.0
+    addresses: ClassVar[_Addresses | None] = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.close_timeout = self.close_grace
+        self.counted: str | None = None
+        """The client address the connection counts against (set by the HTTP protocol)."""
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Count the connection no more."""
+        if self.addresses is not None:
+            self.addresses.leave(self.counted)
+            self.counted = None
+        super().connection_lost(exc)
+
+
+def limited_protocols(
+    *,
+    request_timeout: float,
+    max_connections: int,
+    per_address: int,
+    trusted: list[str] | str = "127.0.0.1,::1",
+    close_grace: float = 1.0,
+) -> tuple[type[LimitedH11Protocol], type[QuickCloseWebSocketProtocol]]:
+    """The HTTP and WebSocket protocol classes to give ``uvicorn.run(http=..., ws=...)``, for
+    one server: ``trusted`` are the proxies' addresses (Uvicorn's ``forwarded_allow_ips``)."""
+    addresses = _Addresses(per_address, trusted)
+    http = type(
+        "LimitedH11Protocol",
+        (LimitedH11Protocol,),
+        {
+            "request_timeout": request_timeout,
+            "max_connections": max_connections,
+            "addresses": addresses,
+        },
+    )
+    ws = type(
+        "QuickCloseWebSocketProtocol",
+        (QuickCloseWebSocketProtocol,),
+        {"close_grace": close_grace, "addresses": addresses},
+    )
+    return http, ws
