@@ -8,6 +8,7 @@ import asyncio
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -15,7 +16,11 @@ import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.server.store import SeatRow
 from buraco_rules.server.stores import Store, is_conflict, is_postgres_url, open_store
-from pg_support import Cluster, pg_cluster  # noqa: F401  (the fixture)
+
+if TYPE_CHECKING:
+    from pg_support import Cluster
+
+pytest_plugins = ("pg_support",)  # its fixtures: pg_cluster, pg_url
 
 START = br.GameRecord.from_game(br.new_game(variants.ITALIAN, 2, seed=1), ())
 SEATS = (SeatRow("human"), SeatRow("bot", "greedy"))
