@@ -261,3 +261,29 @@ def test_a_restarted_database_refuses_then_serves_without_losing_a_move(
             store.close()
 
     run(scenario)
+
+
+def test_bucketed_leases_hold_one_lock_per_bucket(pg_url: str) -> None:
+    """With buckets, a process holding many tables holds few locks, and a bucket's tables go
+    to one process together, freed when its last one is released."""
+
+    async def scenario() -> None:
+        first, second = Leases(pg_url, buckets=4), Leases(pg_url, buckets=4)
+        await first.open()
+        await second.open()
+        try:
+            tables = [f"t{n}" for n in range(40)]
+            assert all([await first.try_take(t) for t in tables])
+            assert first.locks == 4 and len(first.held) == 40
+            assert not any([await second.try_take(t) for t in tables])
+            bucket = [t for t in tables if lease_key(t, 4) == lease_key("t0", 4)]
+            for table in bucket[1:]:
+                await first.release(table)
+            assert not await second.try_take(bucket[1])  # t0 still holds the bucket
+            await first.release("t0")
+            assert await second.try_take(bucket[1]) and first.locks == 3
+        finally:
+            await first.close()
+            await second.close()
+
+    run(scenario)

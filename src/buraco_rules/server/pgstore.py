@@ -119,10 +119,14 @@ class MoveConflict(psycopg.IntegrityError):
     another process (or an earlier try) wrote it; nothing was written."""
 
 
-def lease_key(table_id: str) -> tuple[int, int]:
+def lease_key(table_id: str, buckets: int | None = None) -> tuple[int, int]:
     """The advisory lock of a table's lease: this store's namespace and 32 bits of the SHA-256
-    of the table id (two tables sharing one only share a driver, which is harmless)."""
+    of the table id (two tables sharing one only share a driver, which is harmless), or with
+    ``buckets``, the table's bucket of that many (so that the locks held stay few however many
+    tables there are: PostgreSQL keeps them all in one shared table of fixed size)."""
     digest = hashlib.sha256(table_id.encode("utf-8", "replace")).digest()
+    if buckets is not None:
+        return _LOCKS, int.from_bytes(digest[:4], "big") % buckets
     return _LOCKS, int.from_bytes(digest[:4], "big", signed=True)
 
 
@@ -322,9 +326,10 @@ class PostgresStore:
         self,
         on_lost: Callable[[frozenset[str]], None] | None = None,
         check_every: float = 2.0,
+        buckets: int | None = None,
     ) -> Leases:
         """A connection for this process's table leases (:class:`Leases`)."""
-        leases = Leases(self.url, on_lost, check_every)
+        leases = Leases(self.url, on_lost, check_every, buckets)
         await leases.open()
         return leases
 
@@ -445,25 +450,31 @@ class Listener:
 
 
 class Leases:
-    """The tables this process drives (their bots and turn clocks): one session-level advisory
-    lock each (:func:`lease_key`), on a connection of its own (see :meth:`PostgresStore.leases`).
-    A lock is held until released, or until the connection ends, which frees every lock of a
-    process that died (at once for a killed process; within about 11 s, by TCP keepalives, for a
-    machine that vanished). The connection is checked every ``check_every`` seconds: when it is
-    lost, every lease is, ``on_lost`` is told which, and the next :meth:`try_take` reconnects.
-    A lease only spares work: two processes driving one table still cannot both store a move
-    (:class:`MoveConflict`)."""
+    """The tables this process drives (their bots and turn clocks): a session-level advisory
+    lock each (:func:`lease_key`; with ``buckets``, one per bucket of tables, shared by the
+    tables of the bucket this process holds), on a connection of its own (see
+    :meth:`PostgresStore.leases`). A lock is held until released, or until the connection ends,
+    which frees every lock of a process that died (at once for a killed process; within about
+    11 s, by TCP keepalives, for a machine that vanished). The connection is checked every
+    ``check_every`` seconds: when it is lost, every lease is, ``on_lost`` is told which, and the
+    next :meth:`try_take` reconnects. A lease only spares work: two processes driving one table
+    still cannot both store a move (:class:`MoveConflict`)."""
 
     def __init__(
         self,
         url: str,
         on_lost: Callable[[frozenset[str]], None] | None = None,
         check_every: float = 2.0,
+        buckets: int | None = None,
     ) -> None:
+        if buckets is not None and not 1 <= buckets <= 2**31:
+            raise ValueError(f"buckets must be 1 to 2**31, not {buckets}")
         self.url = url
         self.on_lost = on_lost
         self.check_every = check_every
-        self._held: set[str] = set()
+        self.buckets = buckets
+        self._held: dict[str, tuple[int, int]] = {}  # table: its lock
+        self._tables_of: dict[tuple[int, int], int] = {}  # lock: how many tables it covers
         self._db: psycopg.AsyncConnection[Any] | None = None
         self._lock = asyncio.Lock()
         self._watch: asyncio.Task[None] | None = None
@@ -472,6 +483,11 @@ class Leases:
     def held(self) -> frozenset[str]:
         """The ids of the tables whose lease this process holds."""
         return frozenset(self._held)
+
+    @property
+    def locks(self) -> int:
+        """How many advisory locks this process holds."""
+        return len(self._tables_of)
 
     async def open(self) -> None:
         """Connect, and start checking the connection."""
@@ -485,42 +501,49 @@ class Leases:
             # PostgreSQL's side of the keepalives: it ends the session of a vanished machine,
             # freeing its locks, within idle + interval * count = 11 s.
             for name, value in (("idle", 5), ("interval", 2), ("count", 3)):
-                await self._db.execute(f"SET tcp_keepalives_{name} = {value}")
+                await self._db.execute(f"SET tcp_keepalives_{name} = {value}".encode())
         return self._db
 
     async def try_take(self, table_id: str) -> bool:
         """Take the table's lease if no process holds it; whether this process holds it now."""
-        if table_id in self._held:
-            return True
+        key = lease_key(table_id, self.buckets)
         async with self._lock:
-            db = await self._connection()
-            try:
-                cursor = await db.execute(
-                    "SELECT pg_try_advisory_lock(%s, %s)", lease_key(table_id)
-                )
-                row = await cursor.fetchone()
-            except psycopg.OperationalError:
-                await self._drop()
-                raise
-        if row is not None and row[0]:
-            self._held.add(table_id)
+            if table_id in self._held:
+                return True
+            if key not in self._tables_of:
+                db = await self._connection()
+                try:
+                    cursor = await db.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
+                    row = await cursor.fetchone()
+                except psycopg.OperationalError:
+                    await self._drop()
+                    raise
+                if row is None or not row[0]:
+                    return False
+            self._held[table_id] = key
+            self._tables_of[key] = self._tables_of.get(key, 0) + 1
             return True
-        return False
 
     async def release(self, table_id: str) -> None:
-        """Give the table's lease up (another process may take it)."""
-        if table_id not in self._held:
-            return
-        self._held.discard(table_id)
+        """Give the table's lease up (another process may take it, once this one holds no other
+        table of its bucket)."""
         async with self._lock:
+            key = self._held.pop(table_id, None)
+            if key is None:
+                return
+            self._tables_of[key] -= 1
+            if self._tables_of[key]:
+                return
+            del self._tables_of[key]
             if self._db is not None and not self._db.broken:
                 with contextlib.suppress(psycopg.OperationalError):
-                    await self._db.execute("SELECT pg_advisory_unlock(%s, %s)", lease_key(table_id))
+                    await self._db.execute("SELECT pg_advisory_unlock(%s, %s)", key)
 
     async def _drop(self) -> None:
         # Called under the lock, with the connection lost: so is every lease.
         lost = frozenset(self._held)
         self._held.clear()
+        self._tables_of.clear()
         if self._db is not None:
             await self._db.close()
             self._db = None  # reopened by the next take
@@ -545,6 +568,7 @@ class Leases:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watch
         self._held.clear()
+        self._tables_of.clear()
         if self._db is not None:
             await self._db.close()
             self._db = None
