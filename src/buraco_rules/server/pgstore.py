@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +35,8 @@ import psycopg
 
 from ..formats import GameRecord, MatchRecord, from_json, to_json
 from .store import SeatRow, StoredTable, token_digest
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CHANNEL",
@@ -246,7 +249,9 @@ class PostgresStore:
                             db.close()
                         db = _connect(self.url, "writer")
                     outcomes = _commit(db, batch)
-                except psycopg.Error as failed:
+                except Exception as failed:  # the connection, or a bug: never the thread's end
+                    if not isinstance(failed, psycopg.Error):
+                        log.exception("appending %d moves failed", len(batch))
                     outcomes = [failed] * len(batch)
                 for item, outcome in zip(batch, outcomes, strict=True):
                     item.loop.call_soon_threadsafe(_settle, item.done, outcome)
@@ -308,6 +313,16 @@ class PostgresStore:
             (table_id, number),
         )
         return tuple((int(seat), int(seq), str(action)) for seat, seq, action in rows)
+
+    def move_counts(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """How many moves each of these tables has stored (0 for one without moves or unknown):
+        what a process that may have missed notifications compares with the tables it holds."""
+        rows = self._reader().execute(
+            "SELECT t.id, count(m.number) FROM unnest(%s::text[]) AS t(id)"
+            " LEFT JOIN moves m ON m.table_id = t.id GROUP BY t.id",
+            (list(table_ids),),
+        )
+        return {str(table_id): int(count) for table_id, count in rows}
 
     async def listen(
         self,
@@ -374,6 +389,14 @@ def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
         done.set_exception(error)
 
 
+def _call(callback: Callable[..., None], *args: object) -> None:
+    """Call a caller's callback; its failure is logged, and never stops what called it."""
+    try:
+        callback(*args)
+    except Exception:
+        log.exception("a store callback failed")
+
+
 async def _connect_async(url: str, role: str) -> psycopg.AsyncConnection[Any]:
     return await psycopg.AsyncConnection.connect(
         url,
@@ -426,11 +449,11 @@ class Listener:
                     delay = 0.05
                     self.reconnections += 1
                     if self.on_gap is not None:
-                        self.on_gap()
+                        _call(self.on_gap)
                 async for note in self._db.notifies():
                     table_id, _, number = note.payload.partition(" ")
                     if number.isdigit():  # anything else on the channel is not ours
-                        self.on_move(table_id, int(number))
+                        _call(self.on_move, table_id, int(number))
             except psycopg.OperationalError:
                 if self._db is not None:
                     await self._db.close()
@@ -548,7 +571,7 @@ class Leases:
             await self._db.close()
             self._db = None  # reopened by the next take
         if lost and self.on_lost is not None:
-            self.on_lost(lost)
+            _call(self.on_lost, lost)
 
     async def _check(self) -> None:
         while True:
