@@ -9,7 +9,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..formats import GameRecord, MatchRecord
 from .store import SeatRow, StoredTable, TableStore
@@ -50,6 +50,13 @@ class Store(Protocol):
 
     def close(self) -> None:
         """Finish the appends under way and close."""
+
+
+if TYPE_CHECKING:  # mypy checks that both stores have the interface (nothing runs here)
+    from .pgstore import PostgresStore
+
+    def _both_are_stores(sqlite: TableStore, postgres: PostgresStore) -> tuple[Store, Store]:
+        return sqlite, postgres
 
 
 def is_postgres_url(db: str | Path) -> bool:
