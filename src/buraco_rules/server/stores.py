@@ -83,7 +83,10 @@ def is_conflict(error: BaseException) -> bool:
     """Whether a failed append was refused because its move number, or its seat's sequence
     number, is already stored (by another process or an earlier try): the table is behind its
     rows and is reloaded. Any other failure leaves the move's fate unknown."""
-    if isinstance(error, sqlite3.IntegrityError):
-        return True
+    if isinstance(error, sqlite3.IntegrityError):  # a key, not a table that does not exist
+        return error.sqlite_errorname in (
+            "SQLITE_CONSTRAINT_PRIMARYKEY",
+            "SQLITE_CONSTRAINT_UNIQUE",
+        )
     pgstore = sys.modules.get("buraco_rules.server.pgstore")
     return pgstore is not None and isinstance(error, pgstore.MoveConflict)
