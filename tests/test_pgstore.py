@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import psycopg
@@ -300,3 +302,97 @@ def test_bucketed_leases_hold_one_lock_per_bucket(pg_url: str) -> None:
             await second.close()
 
     run(scenario)
+
+
+RACER = """
+import asyncio, sys
+from buraco_rules.server.pgstore import MoveConflict, PostgresStore
+
+url, run = sys.argv[1], int(sys.argv[2])
+store = PostgresStore(url)
+
+async def table(t):
+    number, seq = store.move_counts([t])[t], 0
+    while True:
+        seq += 1
+        try:
+            await store.append(t, number, run, seq, f"run{run} {number}", False)
+        except MoveConflict:  # another process stored this number: catch up from the rows
+            print("conflict", t, flush=True)
+            number = store.move_counts([t])[t]
+            continue
+        print(t, number, run, flush=True)  # acknowledged: committed
+        number += 1
+        await asyncio.sleep(0.01)  # racing, not hogging the cores the next process starts on
+
+async def main():
+    await asyncio.gather(*(table(f"t{t}") for t in range(4)))
+
+asyncio.run(main())
+"""
+
+
+def test_racing_processes_killed_at_random_lose_nothing_and_store_nothing_twice(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Writer processes race for the same move numbers of four tables, and are SIGKILLed at
+    random and replaced: every acknowledged move is stored as acknowledged, no number is
+    acknowledged twice, and each table's numbers have no hole."""
+    store = PostgresStore(pg_url)
+    for t in range(4):
+        store.create(f"t{t}", START, SEATS, {})
+    rng = random.Random(35)
+    running: dict[int, subprocess.Popen[bytes]] = {}
+
+    def start(run: int) -> None:
+        with open(tmp_path / f"run{run}.out", "wb") as out:
+            running[run] = subprocess.Popen(
+                [sys.executable, "-c", RACER, pg_url, str(run)], stdout=out
+            )
+
+    def racing(run: int) -> None:  # once the process has stored a move (a bounded wait)
+        deadline = time.monotonic() + 60
+        while b"\n" not in (tmp_path / f"run{run}.out").read_bytes():
+            assert running[run].poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+
+    try:
+        for run in range(3):
+            start(run)
+        for run in range(3):
+            racing(run)
+        for run in range(3, 7):  # four kills, each replaced by a new process
+            time.sleep(rng.uniform(0.1, 0.4))
+            victim = rng.choice(sorted(running))
+            running.pop(victim).kill()
+            start(run)
+            racing(run)
+        time.sleep(0.3)
+    finally:
+        for process in running.values():
+            process.kill()
+            process.wait()
+    acknowledged: dict[tuple[str, int], int] = {}
+    conflicts = 0
+    for run in range(7):
+        for line in (tmp_path / f"run{run}.out").read_text().splitlines():
+            parts = line.split()
+            conflicts += parts[:1] == ["conflict"]
+            if len(parts) != 3 or parts[0] == "conflict":
+                continue  # the line a kill cut short, or a lost race
+            key = (parts[0], int(parts[1]))
+            assert key not in acknowledged, f"{key} acknowledged twice"
+            acknowledged[key] = int(parts[2])
+    try:
+        for t in range(4):
+            stored = store.load(f"t{t}")
+            assert stored is not None
+            actions = [action for _, _, action in stored.moves]
+            assert actions == [a.split()[0] + f" {n}" for n, a in enumerate(actions)]  # no hole
+            for (table_id, number), run in acknowledged.items():
+                if table_id == f"t{t}":
+                    assert actions[number] == f"run{run} {number}"
+        assert len(acknowledged) > 50 and conflicts > 0  # the processes did race
+        assert set(acknowledged.values()) == set(range(7))  # every process stored moves
+    finally:
+        store.close()
