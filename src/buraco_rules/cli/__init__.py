@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from .. import __version__
 from . import (
     bench_command,
+    db_command,
     ladder_command,
     match_command,
     play_command,
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         module.add_parser(commands)
     serve_command.add_parser(commands)
+    db_command.add_parser(commands)
     return parser
 
 

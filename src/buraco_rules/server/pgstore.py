@@ -1,0 +1,597 @@
+"""The server's store on PostgreSQL (the ``postgres`` extra): the SQLite store's tables and
+interface, shared by any number of server processes, with the fan-out and the leases they need.
+
+A move is one transaction: its row, the table's ``finished`` flag when it ends the game, and a
+notification on :data:`CHANNEL` (``"<table id> <move number>"``) that PostgreSQL delivers to every
+listening process when, and only if, the row is committed. The moves' primary key, the table and
+the move's number, is the single-writer guard: of two processes appending the same move number
+one commits and the other gets :class:`MoveConflict` with nothing written, and reloads the table
+from its rows. Appends run on a writer thread, as in the SQLite store, and the appends waiting for
+it go in one statement (a group commit: one round trip and one WAL flush for all of them, each move
+all or nothing). The schema carries its version (``schema_version``), upgraded at start under a
+lock, so that servers starting together upgrade it once.
+
+:class:`Listener` hears the notifications on a connection of its own and says when it had to
+reconnect (notifications may have been missed: the caller catches up from the rows).
+:class:`Leases` holds session-level advisory locks, one per table a process drives (its bots and
+its turn clock), on a connection of its own: PostgreSQL frees them when the process or its
+connection dies, so that another process takes the table over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+import psycopg
+
+from ..formats import GameRecord, MatchRecord, from_json, to_json
+from .store import SeatRow, StoredTable, token_digest
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "CHANNEL",
+    "SCHEMA_VERSION",
+    "Leases",
+    "Listener",
+    "MoveConflict",
+    "PostgresStore",
+    "SchemaError",
+    "lease_key",
+]
+
+CHANNEL = "buraco_moves"
+"""The notification channel of committed moves; each payload is ``"<table id> <move number>"``."""
+
+_MIGRATIONS: tuple[str, ...] = (
+    # 1: the SQLite store's tables, and an index of the unfinished tables (what a server loads
+    # at start and counts at each creation).
+    """
+    CREATE TABLE tables (
+        id TEXT PRIMARY KEY,
+        created DOUBLE PRECISION NOT NULL,
+        start TEXT NOT NULL,
+        seats TEXT NOT NULL,
+        finished BOOLEAN NOT NULL DEFAULT false
+    );
+    CREATE INDEX tables_unfinished ON tables (created, id) WHERE NOT finished;
+    CREATE TABLE tokens (
+        digest TEXT PRIMARY KEY,
+        table_id TEXT NOT NULL REFERENCES tables(id),
+        seat INTEGER NOT NULL
+    );
+    CREATE TABLE moves (
+        table_id TEXT NOT NULL REFERENCES tables(id),
+        number INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        PRIMARY KEY (table_id, number),
+        UNIQUE (table_id, seat, seq)
+    );
+    """,
+)
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+"""The schema version this code writes: a database at an older one is upgraded at start, one at
+a newer one refused (:class:`SchemaError`)."""
+
+# The first key of every advisory lock this store takes (the two-int form), so that they do not
+# meet another application's locks; the second key is 0 for the schema upgrade, a table's hash
+# for its lease.
+_LOCKS = 0x42524331
+_SCHEMA_LOCKS = 0x42524330
+
+# One statement appends a batch: the rows that do not collide with a stored one are inserted,
+# the tables they finish are marked, and each inserted row is notified; the rows it returns are
+# the moves committed (ON CONFLICT DO NOTHING: a collision writes nothing and aborts nothing).
+_APPEND = f"""
+WITH batch AS (
+    SELECT * FROM unnest(%s::text[], %s::int[], %s::int[], %s::int[], %s::text[], %s::bool[])
+        AS b(table_id, number, seat, seq, action, finished)
+), ins AS (
+    INSERT INTO moves (table_id, number, seat, seq, action)
+    SELECT table_id, number, seat, seq, action FROM batch
+    ON CONFLICT DO NOTHING
+    RETURNING table_id, number, seat, seq, action
+), fin AS (
+    UPDATE tables SET finished = true WHERE id IN (
+        SELECT b.table_id FROM batch b JOIN ins USING (table_id, number) WHERE b.finished
+    )
+)
+SELECT table_id, number, seat, seq, action, pg_notify('{CHANNEL}', table_id || ' ' || number)
+FROM ins
+"""
+
+
+class SchemaError(RuntimeError):
+    """The database's schema is newer than this code knows (a newer server upgraded it)."""
+
+
+class MoveConflict(psycopg.IntegrityError):
+    """The move's number, or its seat's sequence number, is already stored for its table:
+    another process (or an earlier try) wrote it; nothing was written."""
+
+
+def lease_key(table_id: str, buckets: int | None = None) -> tuple[int, int]:
+    """The advisory lock of a table's lease: this store's namespace and 32 bits of the SHA-256
+    of the table id (two tables sharing one only share a driver, which is harmless), or with
+    ``buckets``, the table's bucket of that many (so that the locks held stay few however many
+    tables there are: PostgreSQL keeps them all in one shared table of fixed size)."""
+    digest = hashlib.sha256(table_id.encode("utf-8", "replace")).digest()
+    if buckets is not None:
+        return _LOCKS, int.from_bytes(digest[:4], "big") % buckets
+    return _LOCKS, int.from_bytes(digest[:4], "big", signed=True)
+
+
+def _connect(url: str, role: str, **options: Any) -> psycopg.Connection[Any]:
+    return psycopg.connect(
+        url, autocommit=True, connect_timeout=5, application_name=f"buraco-{role}", **options
+    )
+
+
+def _upgrade(db: psycopg.Connection[Any]) -> None:
+    with db.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_SCHEMA_LOCKS,))
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = db.execute("SELECT version FROM schema_version").fetchone()
+        version = 0 if row is None else int(row[0])
+        if version > SCHEMA_VERSION:
+            raise SchemaError(
+                f"the database's schema is at version {version}, this server knows up to"
+                f" {SCHEMA_VERSION}: run a newer buraco-rules"
+            )
+        for step in _MIGRATIONS[version:]:
+            db.execute(step.encode())
+        if row is None:
+            db.execute("INSERT INTO schema_version (version) VALUES (%s)", (SCHEMA_VERSION,))
+        else:
+            db.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION,))
+
+
+class PostgresStore:
+    """A server's store in a PostgreSQL database at ``url`` (``postgresql://...``), with the
+    interface of :class:`~buraco_rules.server.store.TableStore`. Use it from one event loop:
+    reads and creations run on the caller's thread (one connection, reopened after a failure),
+    appends on the store's writer thread (a second one). While the database is unreachable every
+    call raises a ``psycopg.OperationalError``, and the next one tries again."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._db = _connect(url, "store")
+        _upgrade(self._db)
+        self._pending: list[_Append] = []
+        self._closing = False
+        self._wake = threading.Condition()
+        self._writer = threading.Thread(target=self._write, name="buraco-pgstore", daemon=True)
+        self._writer.start()
+
+    def close(self) -> None:
+        """Finish the appends under way, stop the writer and close the connections."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify()
+        self._writer.join()
+        self._db.close()
+
+    def schema_version(self) -> int:
+        """The database's schema version (:data:`SCHEMA_VERSION` once the store is open)."""
+        row = self._reader().execute("SELECT version FROM schema_version").fetchone()
+        return 0 if row is None else int(row[0])
+
+    def _reader(self) -> psycopg.Connection[Any]:
+        if self._db.closed or self._db.broken:
+            self._db.close()
+            self._db = _connect(self.url, "store")
+        return self._db
+
+    def create(
+        self,
+        table_id: str,
+        start: GameRecord | MatchRecord,
+        seats: Sequence[SeatRow],
+        tokens: dict[int, str],
+    ) -> None:
+        """Store a new table, with the digests of its human seats' ``tokens`` (seat: token), in
+        one transaction."""
+        db = self._reader()
+        seat_data = json.dumps([attrs.asdict(s) for s in seats])
+        with db.transaction(), db.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO tables (id, created, start, seats) VALUES (%s, %s, %s, %s)",
+                (table_id, time.time(), to_json(start), seat_data),
+            )
+            cursor.executemany(
+                "INSERT INTO tokens (digest, table_id, seat) VALUES (%s, %s, %s)",
+                [(token_digest(t), table_id, seat) for seat, t in tokens.items()],
+            )
+
+    async def append(
+        self, table_id: str, number: int, seat: int, seq: int, action: str, finished: bool
+    ) -> None:
+        """Append move ``number`` of a table and notify it; returns once it is committed.
+        ``finished`` marks the table's game as over with it. A number or a seat's sequence
+        number already stored is a :class:`MoveConflict` and writes nothing. Any other error
+        (the database unreachable) leaves it unknown whether the move was committed: the
+        caller reloads the table's rows before it answers."""
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        item = _Append(loop, done, (table_id, number, seat, seq, action), finished)
+        with self._wake:
+            self._pending.append(item)
+            if len(self._pending) == 1:
+                self._wake.notify()
+        await done
+
+    def _write(self) -> None:
+        db: psycopg.Connection[Any] | None = None
+        try:
+            while True:
+                with self._wake:
+                    while not self._pending and not self._closing:
+                        self._wake.wait()
+                    batch, self._pending = self._pending, []
+                if not batch:
+                    return  # closing, and nothing left to write
+                outcomes: Sequence[BaseException | None]
+                try:
+                    if db is None or db.closed or db.broken:
+                        if db is not None:
+                            db.close()
+                        db = _connect(self.url, "writer")
+                    outcomes = _commit(db, batch)
+                except Exception as failed:  # the connection, or a bug: never the thread's end
+                    if not isinstance(failed, psycopg.Error):
+                        log.exception("appending %d moves failed", len(batch))
+                    outcomes = [failed] * len(batch)
+                for item, outcome in zip(batch, outcomes, strict=True):
+                    item.loop.call_soon_threadsafe(_settle, item.done, outcome)
+        finally:
+            if db is not None:
+                db.close()
+
+    def seat_of(self, token: str) -> tuple[str, int] | None:
+        """The table and seat a token opens, or None."""
+        row = (
+            self._reader()
+            .execute("SELECT table_id, seat FROM tokens WHERE digest = %s", (token_digest(token),))
+            .fetchone()
+        )
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def unfinished(self) -> list[str]:
+        """The ids of the tables whose game goes on, oldest first."""
+        rows = self._reader().execute(
+            "SELECT id FROM tables WHERE NOT finished ORDER BY created, id"
+        )
+        return [str(r[0]) for r in rows]
+
+    def count_unfinished(self) -> int:
+        """How many tables' games go on."""
+        row = self._reader().execute("SELECT count(*) FROM tables WHERE NOT finished").fetchone()
+        return 0 if row is None else int(row[0])
+
+    def load(self, table_id: str) -> StoredTable | None:
+        """A table with all its moves, or None if there is none by that id (one snapshot: the
+        table and its moves read in one transaction)."""
+        db = self._reader()
+        with db.transaction():
+            db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            row = db.execute(
+                "SELECT start, seats, finished FROM tables WHERE id = %s", (table_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            moves = tuple(
+                (int(seat), int(seq), str(action))
+                for seat, seq, action in db.execute(
+                    "SELECT seat, seq, action FROM moves WHERE table_id = %s ORDER BY number",
+                    (table_id,),
+                )
+            )
+        start = from_json(row[0])
+        if not isinstance(start, GameRecord | MatchRecord):
+            raise ValueError(f"table {table_id} has no record")  # only a hand-edited database
+        seats = tuple(SeatRow(**s) for s in json.loads(row[1]))
+        return StoredTable(table_id, start, seats, moves, bool(row[2]))
+
+    def moves_after(self, table_id: str, number: int) -> tuple[tuple[int, int, str], ...]:
+        """The table's moves from move ``number`` on, as ``(seat, seq, action)`` in order: what
+        a process that holds the table's first ``number`` moves catches up with."""
+        rows = self._reader().execute(
+            "SELECT seat, seq, action FROM moves WHERE table_id = %s AND number >= %s"
+            " ORDER BY number",
+            (table_id, number),
+        )
+        return tuple((int(seat), int(seq), str(action)) for seat, seq, action in rows)
+
+    def move_counts(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """How many moves each of these tables has stored (0 for one without moves or unknown):
+        what a process that may have missed notifications compares with the tables it holds."""
+        rows = self._reader().execute(
+            "SELECT t.id, count(m.number) FROM unnest(%s::text[]) AS t(id)"
+            " LEFT JOIN moves m ON m.table_id = t.id GROUP BY t.id",
+            (list(table_ids),),
+        )
+        return {str(table_id): int(count) for table_id, count in rows}
+
+    async def listen(
+        self,
+        on_move: Callable[[str, int], None],
+        on_gap: Callable[[], None] | None = None,
+    ) -> Listener:
+        """Start hearing committed moves (every process's, this one's included): ``on_move``
+        gets each one's table id and number on the event loop, ``on_gap`` is called after a
+        lost connection is reopened (moves committed meanwhile were not heard: catch up from
+        the rows). Returns once listening, so that every move committed afterwards is heard."""
+        listener = Listener(self.url, on_move, on_gap)
+        await listener.start()
+        return listener
+
+    async def leases(
+        self,
+        on_lost: Callable[[frozenset[str]], None] | None = None,
+        check_every: float = 2.0,
+        buckets: int | None = None,
+    ) -> Leases:
+        """A connection for this process's table leases (:class:`Leases`)."""
+        leases = Leases(self.url, on_lost, check_every, buckets)
+        await leases.open()
+        return leases
+
+
+@attrs.frozen
+class _Append:
+    loop: asyncio.AbstractEventLoop
+    done: asyncio.Future[None]
+    row: tuple[str, int, int, int, str]
+    finished: bool
+
+
+def _commit(db: psycopg.Connection[Any], batch: list[_Append]) -> list[BaseException | None]:
+    """Append a batch in one statement (autocommit: its own transaction); each item's outcome.
+    A batch that fails for one row (a table that does not exist) is appended item by item, so
+    that the others go in."""
+    columns = list(zip(*((*item.row, item.finished) for item in batch), strict=True))
+    try:
+        stored = [tuple(r[:5]) for r in db.execute(_APPEND, [list(c) for c in columns]).fetchall()]
+    except (psycopg.IntegrityError, psycopg.DataError) as refused:
+        if len(batch) == 1:
+            return [refused]
+        return [outcome for item in batch for outcome in _commit(db, [item])]
+    outcomes: list[BaseException | None] = []
+    for item in batch:
+        if item.row in stored:
+            stored.remove(item.row)  # an identical item later in the batch was not stored
+            outcomes.append(None)
+        else:
+            outcomes.append(
+                MoveConflict(f"table {item.row[0]}: move {item.row[1]} or its seq is stored")
+            )
+    return outcomes
+
+
+def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
+    if done.cancelled():
+        return
+    if error is None:
+        done.set_result(None)
+    else:
+        done.set_exception(error)
+
+
+def _call(callback: Callable[..., None], *args: object) -> None:
+    """Call a caller's callback; its failure is logged, and never stops what called it."""
+    try:
+        callback(*args)
+    except Exception:
+        log.exception("a store callback failed")
+
+
+async def _connect_async(url: str, role: str) -> psycopg.AsyncConnection[Any]:
+    return await psycopg.AsyncConnection.connect(
+        url,
+        autocommit=True,
+        connect_timeout=5,
+        application_name=f"buraco-{role}",
+        # A machine that vanishes without closing its connections is noticed in seconds.
+        keepalives=1,
+        keepalives_idle=5,
+        keepalives_interval=2,
+        keepalives_count=3,
+    )
+
+
+class Listener:
+    """The notifications of committed moves, heard on a connection of its own (see
+    :meth:`PostgresStore.listen`); a lost connection is reopened with a bounded backoff (up to
+    5 s between tries), then ``on_gap`` is called."""
+
+    def __init__(
+        self,
+        url: str,
+        on_move: Callable[[str, int], None],
+        on_gap: Callable[[], None] | None = None,
+    ) -> None:
+        self.url = url
+        self.on_move = on_move
+        self.on_gap = on_gap
+        self.reconnections = 0
+        """How many times the connection was lost and reopened."""
+        self._db: psycopg.AsyncConnection[Any] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Connect, listen, and hear in the background."""
+        self._db = await self._listening()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _listening(self) -> psycopg.AsyncConnection[Any]:
+        db = await _connect_async(self.url, "listen")
+        await db.execute(f"LISTEN {CHANNEL}")
+        return db
+
+    async def _run(self) -> None:
+        delay = 0.05
+        while True:
+            try:
+                if self._db is None:
+                    self._db = await self._listening()
+                    delay = 0.05
+                    self.reconnections += 1
+                    if self.on_gap is not None:
+                        _call(self.on_gap)
+                async for note in self._db.notifies():
+                    table_id, _, number = note.payload.partition(" ")
+                    if number.isdigit():  # anything else on the channel is not ours
+                        _call(self.on_move, table_id, int(number))
+            except psycopg.OperationalError:
+                if self._db is not None:
+                    await self._db.close()
+                self._db = None
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+    async def close(self) -> None:
+        """Stop hearing and close the connection."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+
+class Leases:
+    """The tables this process drives (their bots and turn clocks): a session-level advisory
+    lock each (:func:`lease_key`; with ``buckets``, one per bucket of tables, shared by the
+    tables of the bucket this process holds), on a connection of its own (see
+    :meth:`PostgresStore.leases`). A lock is held until released, or until the connection ends,
+    which frees every lock of a process that died (at once for a killed process; within about
+    11 s, by TCP keepalives, for a machine that vanished). The connection is checked every
+    ``check_every`` seconds: when it is lost, every lease is, ``on_lost`` is told which, and the
+    next :meth:`try_take` reconnects. A lease only spares work: two processes driving one table
+    still cannot both store a move (:class:`MoveConflict`)."""
+
+    def __init__(
+        self,
+        url: str,
+        on_lost: Callable[[frozenset[str]], None] | None = None,
+        check_every: float = 2.0,
+        buckets: int | None = None,
+    ) -> None:
+        if buckets is not None and not 1 <= buckets <= 2**31:
+            raise ValueError(f"buckets must be 1 to 2**31, not {buckets}")
+        self.url = url
+        self.on_lost = on_lost
+        self.check_every = check_every
+        self.buckets = buckets
+        self._held: dict[str, tuple[int, int]] = {}  # table: its lock
+        self._tables_of: dict[tuple[int, int], int] = {}  # lock: how many tables it covers
+        self._db: psycopg.AsyncConnection[Any] | None = None
+        self._lock = asyncio.Lock()
+        self._watch: asyncio.Task[None] | None = None
+
+    @property
+    def held(self) -> frozenset[str]:
+        """The ids of the tables whose lease this process holds."""
+        return frozenset(self._held)
+
+    @property
+    def locks(self) -> int:
+        """How many advisory locks this process holds."""
+        return len(self._tables_of)
+
+    async def open(self) -> None:
+        """Connect, and start checking the connection."""
+        async with self._lock:
+            await self._connection()
+        self._watch = asyncio.get_running_loop().create_task(self._check())
+
+    async def _connection(self) -> psycopg.AsyncConnection[Any]:
+        if self._db is None or self._db.closed or self._db.broken:
+            self._db = await _connect_async(self.url, "leases")
+            # PostgreSQL's side of the keepalives: it ends the session of a vanished machine,
+            # freeing its locks, within idle + interval * count = 11 s.
+            for name, value in (("idle", 5), ("interval", 2), ("count", 3)):
+                await self._db.execute(f"SET tcp_keepalives_{name} = {value}".encode())
+        return self._db
+
+    async def try_take(self, table_id: str) -> bool:
+        """Take the table's lease if no process holds it; whether this process holds it now."""
+        key = lease_key(table_id, self.buckets)
+        async with self._lock:
+            if table_id in self._held:
+                return True
+            if key not in self._tables_of:
+                db = await self._connection()
+                try:
+                    cursor = await db.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
+                    row = await cursor.fetchone()
+                except psycopg.OperationalError:
+                    await self._drop()
+                    raise
+                if row is None or not row[0]:
+                    return False
+            self._held[table_id] = key
+            self._tables_of[key] = self._tables_of.get(key, 0) + 1
+            return True
+
+    async def release(self, table_id: str) -> None:
+        """Give the table's lease up (another process may take it, once this one holds no other
+        table of its bucket)."""
+        async with self._lock:
+            key = self._held.pop(table_id, None)
+            if key is None:
+                return
+            self._tables_of[key] -= 1
+            if self._tables_of[key]:
+                return
+            del self._tables_of[key]
+            if self._db is not None and not self._db.broken:
+                with contextlib.suppress(psycopg.OperationalError):
+                    await self._db.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+
+    async def _drop(self) -> None:
+        # Called under the lock, with the connection lost: so is every lease.
+        lost = frozenset(self._held)
+        self._held.clear()
+        self._tables_of.clear()
+        if self._db is not None:
+            await self._db.close()
+            self._db = None  # reopened by the next take
+        if lost and self.on_lost is not None:
+            _call(self.on_lost, lost)
+
+    async def _check(self) -> None:
+        while True:
+            await asyncio.sleep(self.check_every)
+            async with self._lock:
+                if self._db is None:
+                    continue
+                try:
+                    await self._db.execute("SELECT 1")
+                except psycopg.OperationalError:
+                    await self._drop()
+
+    async def close(self) -> None:
+        """Release every lease and close the connection."""
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+        self._held.clear()
+        self._tables_of.clear()
+        if self._db is not None:
+            await self._db.close()
+            self._db = None

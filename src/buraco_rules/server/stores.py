@@ -1,0 +1,92 @@
+"""Which store a server keeps its tables in, chosen by what ``--db`` names: a
+``postgresql://`` URL opens the PostgreSQL store (the ``postgres`` extra), anything else is the
+path of a SQLite file (the default, which needs no set-up). Both have the interface
+:class:`Store` describes."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from ..formats import GameRecord, MatchRecord
+from .store import SeatRow, StoredTable, TableStore
+
+__all__ = ["Store", "is_conflict", "is_postgres_url", "open_store"]
+
+_SCHEMES = ("postgresql://", "postgres://")
+
+
+class Store(Protocol):
+    """What the server needs of a store (see :class:`~buraco_rules.server.store.TableStore`)."""
+
+    def create(
+        self,
+        table_id: str,
+        start: GameRecord | MatchRecord,
+        seats: Sequence[SeatRow],
+        tokens: dict[int, str],
+    ) -> None:
+        """Store a new table and its seats' token digests."""
+
+    async def append(
+        self, table_id: str, number: int, seat: int, seq: int, action: str, finished: bool
+    ) -> None:
+        """Append a move; returns once it is committed."""
+
+    def seat_of(self, token: str) -> tuple[str, int] | None:
+        """The table and seat a token opens, or None."""
+
+    def unfinished(self) -> list[str]:
+        """The ids of the tables whose game goes on, oldest first."""
+
+    def count_unfinished(self) -> int:
+        """How many tables' games go on."""
+
+    def load(self, table_id: str) -> StoredTable | None:
+        """A table with all its moves, or None."""
+
+    def close(self) -> None:
+        """Finish the appends under way and close."""
+
+
+if TYPE_CHECKING:  # mypy checks that both stores have the interface (nothing runs here)
+    from .pgstore import PostgresStore
+
+    def _both_are_stores(sqlite: TableStore, postgres: PostgresStore) -> tuple[Store, Store]:
+        return sqlite, postgres
+
+
+def is_postgres_url(db: str | Path) -> bool:
+    """Whether ``db`` names a PostgreSQL database rather than a SQLite file."""
+    return isinstance(db, str) and db.startswith(_SCHEMES)
+
+
+def open_store(db: str | Path) -> Store:
+    """The store ``db`` names: a ``postgresql://`` URL or a SQLite file's path. A URL without
+    the driver installed is a ``RuntimeError`` saying which extra to install."""
+    if not is_postgres_url(db):
+        return TableStore(db)
+    try:
+        from .pgstore import PostgresStore
+    except ImportError as missing:
+        raise RuntimeError(
+            "a postgresql:// database needs the 'postgres' extra:"
+            " pip install 'buraco-rules[server,postgres]'"
+        ) from missing
+    return PostgresStore(str(db))
+
+
+def is_conflict(error: BaseException) -> bool:
+    """Whether a failed append was refused because its move number, or its seat's sequence
+    number, is already stored (by another process or an earlier try): the table is behind its
+    rows and is reloaded. Any other failure leaves the move's fate unknown."""
+    if isinstance(error, sqlite3.IntegrityError):  # a key, not a table that does not exist
+        return error.sqlite_errorname in (
+            "SQLITE_CONSTRAINT_PRIMARYKEY",
+            "SQLITE_CONSTRAINT_UNIQUE",
+        )
+    pgstore = sys.modules.get("buraco_rules.server.pgstore")
+    return pgstore is not None and isinstance(error, pgstore.MoveConflict)

@@ -1,0 +1,398 @@
+"""What only the PostgreSQL store has, against a real PostgreSQL (tests/pg_support.py): the schema
+version, the notifications of committed moves, the table leases of the processes that drive a
+table's bots and clock, and a database restarted under a store."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import psycopg
+import pytest
+
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.server.pgstore import (
+    SCHEMA_VERSION,
+    Leases,
+    MoveConflict,
+    PostgresStore,
+    SchemaError,
+    lease_key,
+)
+from buraco_rules.server.store import SeatRow
+
+if TYPE_CHECKING:
+    from pg_support import Cluster
+
+pytest_plugins = ("pg_support",)  # its fixtures: pg_cluster, pg_url
+
+START = br.GameRecord.from_game(br.new_game(variants.ITALIAN, 2, seed=1), ())
+SEATS = (SeatRow("human"), SeatRow("human"))
+T = TypeVar("T")
+
+
+async def eventually(check: Callable[[], T], seconds: float = 10.0) -> T:
+    """``check()`` once it is truthy, polled for at most ``seconds`` (a bound, not a timing)."""
+    deadline = time.monotonic() + seconds
+    while not (result := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError("never happened")
+        await asyncio.sleep(0.02)
+    return result
+
+
+def terminate(url: str, application: str) -> int:
+    """End the sessions of one of the store's connections, as a dropped connection would."""
+    with psycopg.connect(url, autocommit=True) as db:
+        rows = db.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
+            (application,),
+        ).fetchall()
+    return len(rows)
+
+
+def run(coroutine: Callable[[], Awaitable[T]]) -> T:
+    return asyncio.run(coroutine())  # type: ignore[arg-type]
+
+
+def test_a_new_database_gets_the_schema_and_its_version(pg_url: str) -> None:
+    store = PostgresStore(pg_url)
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+    finally:
+        store.close()
+    reopened = PostgresStore(pg_url)  # already at the version: nothing to do
+    reopened.close()
+    with psycopg.connect(pg_url) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+
+
+def test_servers_starting_together_upgrade_the_schema_once(pg_url: str) -> None:
+    opened: list[PostgresStore] = []
+    failed: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            opened.append(PostgresStore(pg_url))
+        except BaseException as error:  # reported below
+            failed.append(error)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for store in opened:
+        store.close()
+    assert (failed, len(opened)) == ([], 4)
+
+
+def test_a_schema_newer_than_the_code_is_refused(pg_url: str) -> None:
+    PostgresStore(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION + 1,))
+    with pytest.raises(SchemaError, match="run a newer buraco-rules"):
+        PostgresStore(pg_url)
+
+
+def test_every_committed_move_is_heard_by_every_listener_and_nothing_else(pg_url: str) -> None:
+    async def scenario() -> None:
+        writer, other = PostgresStore(pg_url), PostgresStore(pg_url)
+        heard: list[tuple[str, int]] = []
+        heard_too: list[tuple[str, int]] = []
+
+        flaky_heard: list[int] = []
+
+        def flaky(table_id: str, number: int) -> None:
+            flaky_heard.append(number)
+            if number == 0:
+                raise RuntimeError("a caller's bug")  # logged; the listener goes on
+
+        broken = await other.listen(flaky)
+        listener = await other.listen(lambda t, n: heard.append((t, n)))
+        own = await writer.listen(lambda t, n: heard_too.append((t, n)))
+        try:
+            writer.create("t1", START, SEATS, {})
+            await writer.append("t1", 0, 0, 1, "draw", False)
+            with pytest.raises(MoveConflict):
+                await writer.append("t1", 0, 1, 1, "draw", False)  # not committed: not heard
+            await writer.append("t1", 1, 1, 1, "draw", False)
+            await eventually(lambda: len(heard) >= 2 and len(heard_too) >= 2)
+            await eventually(lambda: len(flaky_heard) >= 2)
+            await asyncio.sleep(0.1)  # a third notification would be here by now
+            assert heard == heard_too == [("t1", 0), ("t1", 1)]
+            assert flaky_heard == [0, 1]
+            assert other.moves_after("t1", 1) == ((1, 1, "draw"),)
+        finally:
+            await listener.close()
+            await own.close()
+            await broken.close()
+            writer.close()
+            other.close()
+
+    run(scenario)
+
+
+def test_a_listener_that_lost_its_connection_reconnects_and_says_so(pg_url: str) -> None:
+    async def scenario() -> None:
+        store = PostgresStore(pg_url)
+        heard: list[tuple[str, int]] = []
+        gaps: list[int] = []
+        listener = await store.listen(lambda t, n: heard.append((t, n)), lambda: gaps.append(1))
+        try:
+            store.create("t1", START, SEATS, {})
+            assert terminate(pg_url, "buraco-listen") == 1
+            await store.append("t1", 0, 0, 1, "draw", False)  # may fall in the gap
+            await eventually(lambda: gaps)
+            await store.append("t1", 1, 1, 1, "draw", False)
+            await eventually(lambda: ("t1", 1) in heard)
+            assert listener.reconnections == 1
+            assert store.move_counts(["t1", "nope"]) == {"t1": 2, "nope": 0}
+        finally:
+            await listener.close()
+            store.close()
+
+    run(scenario)
+
+
+def test_one_process_holds_a_tables_lease_until_it_lets_go(pg_url: str) -> None:
+    async def scenario() -> None:
+        store = PostgresStore(pg_url)
+        first, second = await store.leases(), await store.leases()
+        try:
+            assert await first.try_take("t1")
+            assert await first.try_take("t1")  # already held
+            assert not await second.try_take("t1")
+            assert await second.try_take("t2")
+            assert (first.held, second.held) == ({"t1"}, {"t2"})
+            await first.release("t1")
+            assert await second.try_take("t1")
+            assert not await first.try_take("t1")
+        finally:
+            await first.close()
+            await second.close()
+            store.close()
+
+    run(scenario)
+
+
+HOLDER = """
+import asyncio, sys
+from buraco_rules.server.pgstore import Leases
+
+async def main():
+    leases = Leases(sys.argv[1])
+    await leases.open()
+    print(await leases.try_take("t1"), flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def test_a_killed_process_lease_is_taken_over(pg_url: str) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, pg_url], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
+
+        async def scenario() -> float:
+            leases = Leases(pg_url)
+            await leases.open()
+            try:
+                assert not await leases.try_take("t1")
+                os.kill(holder.pid, signal.SIGKILL)
+                killed = time.monotonic()
+                while not await leases.try_take("t1"):
+                    assert time.monotonic() - killed < 10, "the lease was not freed"
+                    await asyncio.sleep(0.05)
+                return time.monotonic() - killed
+            finally:
+                await leases.close()
+
+        run(scenario)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_lost_lease_connection_loses_every_lease_and_says_which(pg_url: str) -> None:
+    async def scenario() -> None:
+        lost: list[frozenset[str]] = []
+        leases = Leases(pg_url, lost.append, check_every=0.05)
+        await leases.open()
+        try:
+            assert await leases.try_take("t1") and await leases.try_take("t2")
+            assert terminate(pg_url, "buraco-leases") == 1
+            await eventually(lambda: lost)
+            assert (lost, leases.held) == ([{"t1", "t2"}], set())
+            assert await leases.try_take("t1")  # a new connection
+        finally:
+            await leases.close()
+
+    run(scenario)
+
+
+def test_lease_keys_are_stable_and_namespaced() -> None:
+    assert lease_key("t1") == lease_key("t1") != lease_key("t2")
+    assert lease_key("t1")[0] == lease_key("t2")[0]
+    assert all(-(2**31) <= k < 2**31 for k in lease_key("t1"))
+
+
+def test_a_restarted_database_refuses_then_serves_without_losing_a_move(
+    pg_cluster: Cluster,
+) -> None:
+    url = pg_cluster.new_database()
+
+    async def scenario() -> None:
+        store = PostgresStore(url)
+        try:
+            store.create("t1", START, SEATS, {0: "a"})
+            await store.append("t1", 0, 0, 1, "draw", False)
+            pg_cluster.stop("immediate")  # a crash: what it acknowledged must be there after
+            try:
+                with pytest.raises(psycopg.OperationalError):
+                    await store.append("t1", 1, 1, 1, "draw", False)
+                with pytest.raises(psycopg.OperationalError):
+                    store.seat_of("a")
+            finally:
+                pg_cluster.start()
+            await store.append("t1", 1, 1, 1, "draw", False)  # the same store, reconnected
+            assert store.seat_of("a") == ("t1", 0)
+            stored = store.load("t1")
+            assert stored is not None and stored.moves == ((0, 1, "draw"), (1, 1, "draw"))
+        finally:
+            store.close()
+
+    run(scenario)
+
+
+def test_bucketed_leases_hold_one_lock_per_bucket(pg_url: str) -> None:
+    """With buckets, a process holding many tables holds few locks, and a bucket's tables go
+    to one process together, freed when its last one is released."""
+
+    async def scenario() -> None:
+        first, second = Leases(pg_url, buckets=4), Leases(pg_url, buckets=4)
+        await first.open()
+        await second.open()
+        try:
+            tables = [f"t{n}" for n in range(40)]
+            assert all([await first.try_take(t) for t in tables])
+            assert first.locks == 4 and len(first.held) == 40
+            assert not any([await second.try_take(t) for t in tables])
+            bucket = [t for t in tables if lease_key(t, 4) == lease_key("t0", 4)]
+            for table in bucket[1:]:
+                await first.release(table)
+            assert not await second.try_take(bucket[1])  # t0 still holds the bucket
+            await first.release("t0")
+            assert await second.try_take(bucket[1]) and first.locks == 3
+        finally:
+            await first.close()
+            await second.close()
+
+    run(scenario)
+
+
+RACER = """
+import asyncio, sys
+from buraco_rules.server.pgstore import MoveConflict, PostgresStore
+
+url, run = sys.argv[1], int(sys.argv[2])
+store = PostgresStore(url)
+
+async def table(t):
+    number, seq = store.move_counts([t])[t], 0
+    while True:
+        seq += 1
+        try:
+            await store.append(t, number, run, seq, f"run{run} {number}", False)
+        except MoveConflict:  # another process stored this number: catch up from the rows
+            print("conflict", t, flush=True)
+            number = store.move_counts([t])[t]
+            continue
+        print(t, number, run, flush=True)  # acknowledged: committed
+        number += 1
+        await asyncio.sleep(0.01)  # racing, not hogging the cores the next process starts on
+
+async def main():
+    await asyncio.gather(*(table(f"t{t}") for t in range(4)))
+
+asyncio.run(main())
+"""
+
+
+def test_racing_processes_killed_at_random_lose_nothing_and_store_nothing_twice(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Writer processes race for the same move numbers of four tables, and are SIGKILLed at
+    random and replaced: every acknowledged move is stored as acknowledged, no number is
+    acknowledged twice, and each table's numbers have no hole."""
+    store = PostgresStore(pg_url)
+    for t in range(4):
+        store.create(f"t{t}", START, SEATS, {})
+    rng = random.Random(35)
+    running: dict[int, subprocess.Popen[bytes]] = {}
+
+    def start(run: int) -> None:
+        with open(tmp_path / f"run{run}.out", "wb") as out:
+            running[run] = subprocess.Popen(
+                [sys.executable, "-c", RACER, pg_url, str(run)], stdout=out
+            )
+
+    def racing(run: int) -> None:  # once the process has stored a move (a bounded wait)
+        deadline = time.monotonic() + 60
+        while b"\n" not in (tmp_path / f"run{run}.out").read_bytes():
+            assert running[run].poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+
+    try:
+        for run in range(3):
+            start(run)
+        for run in range(3):
+            racing(run)
+        for run in range(3, 7):  # four kills, each replaced by a new process
+            time.sleep(rng.uniform(0.1, 0.4))
+            victim = rng.choice(sorted(running))
+            running.pop(victim).kill()
+            start(run)
+            racing(run)
+        time.sleep(0.3)
+    finally:
+        for process in running.values():
+            process.kill()
+            process.wait()
+    acknowledged: dict[tuple[str, int], int] = {}
+    conflicts = 0
+    for run in range(7):
+        for line in (tmp_path / f"run{run}.out").read_text().splitlines():
+            parts = line.split()
+            conflicts += parts[:1] == ["conflict"]
+            if len(parts) != 3 or parts[0] == "conflict":
+                continue  # the line a kill cut short, or a lost race
+            key = (parts[0], int(parts[1]))
+            assert key not in acknowledged, f"{key} acknowledged twice"
+            acknowledged[key] = int(parts[2])
+    try:
+        for t in range(4):
+            stored = store.load(f"t{t}")
+            assert stored is not None
+            actions = [action for _, _, action in stored.moves]
+            assert actions == [a.split()[0] + f" {n}" for n, a in enumerate(actions)]  # no hole
+            for (table_id, number), run in acknowledged.items():
+                if table_id == f"t{t}":
+                    assert actions[number] == f"run{run} {number}"
+        assert len(acknowledged) > 50 and conflicts > 0  # the processes did race
+        assert set(acknowledged.values()) == set(range(7))  # every process stored moves
+    finally:
+        store.close()
