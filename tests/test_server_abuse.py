@@ -399,3 +399,18 @@ def test_create_app_limits_creations_and_checks_origins_in_process(tmp_path: Pat
             with client.websocket_connect("/ws", headers={"Origin": "http://evil.example"}):
                 pass
         assert refused.value.status_code == 403
+
+
+def test_serve_refuses_a_bad_limit_with_exit_2(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "serve", "--db", str(tmp_path / "x")]
+        + ["--max-per-address", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--max-per-address" in done.stderr
+    assert not (tmp_path / "x").exists()  # refused before anything is served

@@ -147,7 +147,7 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(run=run, parser=parser)
 
 
-def allowed_hosts(host: str, extra: list[str]) -> list[str]:
+def _allowed_hosts(host: str, extra: list[str]) -> list[str]:
     """The names a server listening on ``host`` answers to: ``localhost``, ``host`` itself when
     it is a name, and ``extra`` (an IP address is always accepted, see
     :class:`~buraco_rules.server.guard.OriginGuard`)."""
@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         max_tables=args.max_tables,
         search_budget=args.search_budget,
         join_timeout=args.join_timeout,
-        allowed_hosts=allowed_hosts(args.host, args.allow_host),
+        allowed_hosts=_allowed_hosts(args.host, args.allow_host),
         allowed_origins=args.allow_origin,
         create_rate=args.create_rate,
         create_burst=args.create_burst,
