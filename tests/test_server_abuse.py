@@ -25,6 +25,7 @@ pytest.importorskip("uvicorn")
 websockets = pytest.importorskip("websockets")
 
 from buraco_rules.server.guard import (  # noqa: E402
+    CreationLimit,
     OriginGuard,
     _Buckets,
     _search_seats,
@@ -363,6 +364,8 @@ def test_the_table_of_addresses_is_bounded_and_forgets_the_oldest() -> None:
     assert buckets.take("b", 5) == pytest.approx(1.0)  # at most a full bucket's wait
     now[0] = 1.0
     assert buckets.take("b", 1) == 0  # a token came back
+    with pytest.raises(ValueError, match="burst"):
+        CreationLimit(lambda s, r, w: None, burst=0)  # type: ignore[arg-type,return-value]
 
 
 def test_addresses_are_counted_by_network_for_ipv6() -> None:

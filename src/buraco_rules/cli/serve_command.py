@@ -7,6 +7,7 @@ other subcommands need nothing beyond the core.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import re
@@ -247,4 +248,5 @@ def _raise_open_files(wanted: int) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
     if soft != resource.RLIM_INFINITY and soft < target:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        with contextlib.suppress(ValueError, OSError):  # a sandbox may forbid it: keep the soft
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
