@@ -133,9 +133,9 @@ def add_parser(commands: Any) -> None:
     abuse.add_argument(
         "--max-connections",
         type=int,
-        default=2000,
+        default=4096,
         metavar="N",
-        help="the most connections open at once, WebSockets included (default 2000)",
+        help="the most connections open at once, WebSockets included (default 4096)",
     )
     abuse.add_argument(
         "--max-per-address",
@@ -208,14 +208,14 @@ def run(args: argparse.Namespace) -> int:
         create_rate=args.create_rate,
         create_burst=args.create_burst,
     )
+    max_connections = _open_files_for(args.max_connections)
     http, ws = limited_protocols(
         request_timeout=args.request_timeout,
-        max_connections=args.max_connections,
+        max_connections=max_connections,
         per_address=args.max_per_address,
         # the proxies Uvicorn trusts (its default): they carry many clients' connections
         trusted=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
     )
-    _raise_open_files(args.max_connections + 256)
     print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
     sys.stdout.flush()
     uvicorn.run(
@@ -232,21 +232,37 @@ def run(args: argparse.Namespace) -> int:
         http=http,
         ws=ws,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-        limit_concurrency=args.max_connections + 1,
-        backlog=min(args.max_connections, 2048),
+        limit_concurrency=max_connections + 1,
+        backlog=min(max_connections, 2048),
     )
     return 0
 
 
-def _raise_open_files(wanted: int) -> None:
-    """Raise the soft limit on open files towards ``wanted`` (within the hard limit), so that
-    the connection cap, not the system, is what refuses a connection."""
+_SPARE_FILES = 256  # the database, its journal, the static files, the log: what is not a client
+
+
+def _open_files_for(connections: int) -> int:
+    """Raise the soft limit on open files so that ``connections`` fit (within the hard limit),
+    so that the connection cap, not the system, is what refuses a connection; the cap that fits
+    when the system allows fewer (said once on stderr)."""
     try:
         import resource
     except ImportError:  # not on Windows
-        return
+        return connections
+    wanted = connections + _SPARE_FILES
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return connections
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        with contextlib.suppress(ValueError, OSError):  # a sandbox may forbid it: keep the soft
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    with contextlib.suppress(ValueError, OSError):  # a sandbox may forbid it: keep the soft
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft >= wanted:
+        return connections
+    fitting = max(1, soft - _SPARE_FILES)
+    print(
+        f"buraco-rules: {soft} open files allowed: at most {fitting} connections, "
+        f"not {connections}",
+        file=sys.stderr,
+    )
+    return fitting
