@@ -25,6 +25,7 @@ pytest.importorskip("uvicorn")
 websockets = pytest.importorskip("websockets")
 
 from buraco_rules.server.guard import (  # noqa: E402
+    CreationLimit,
     OriginGuard,
     _Buckets,
     _search_seats,
@@ -363,6 +364,8 @@ def test_the_table_of_addresses_is_bounded_and_forgets_the_oldest() -> None:
     assert buckets.take("b", 5) == pytest.approx(1.0)  # at most a full bucket's wait
     now[0] = 1.0
     assert buckets.take("b", 1) == 0  # a token came back
+    with pytest.raises(ValueError, match="burst"):
+        CreationLimit(lambda s, r, w: None, burst=0)  # type: ignore[arg-type,return-value]
 
 
 def test_addresses_are_counted_by_network_for_ipv6() -> None:
@@ -399,3 +402,18 @@ def test_create_app_limits_creations_and_checks_origins_in_process(tmp_path: Pat
             with client.websocket_connect("/ws", headers={"Origin": "http://evil.example"}):
                 pass
         assert refused.value.status_code == 403
+
+
+def test_serve_refuses_a_bad_limit_with_exit_2(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "serve", "--db", str(tmp_path / "x")]
+        + ["--max-per-address", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--max-per-address" in done.stderr
+    assert not (tmp_path / "x").exists()  # refused before anything is served

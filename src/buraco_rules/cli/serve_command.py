@@ -7,6 +7,7 @@ other subcommands need nothing beyond the core.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import re
@@ -132,9 +133,9 @@ def add_parser(commands: Any) -> None:
     abuse.add_argument(
         "--max-connections",
         type=int,
-        default=2000,
+        default=4096,
         metavar="N",
-        help="the most connections open at once, WebSockets included (default 2000)",
+        help="the most connections open at once, WebSockets included (default 4096)",
     )
     abuse.add_argument(
         "--max-per-address",
@@ -147,7 +148,7 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(run=run, parser=parser)
 
 
-def allowed_hosts(host: str, extra: list[str]) -> list[str]:
+def _allowed_hosts(host: str, extra: list[str]) -> list[str]:
     """The names a server listening on ``host`` answers to: ``localhost``, ``host`` itself when
     it is a name, and ``extra`` (an IP address is always accepted, see
     :class:`~buraco_rules.server.guard.OriginGuard`)."""
@@ -202,19 +203,19 @@ def run(args: argparse.Namespace) -> int:
         max_tables=args.max_tables,
         search_budget=args.search_budget,
         join_timeout=args.join_timeout,
-        allowed_hosts=allowed_hosts(args.host, args.allow_host),
+        allowed_hosts=_allowed_hosts(args.host, args.allow_host),
         allowed_origins=args.allow_origin,
         create_rate=args.create_rate,
         create_burst=args.create_burst,
     )
+    max_connections = _open_files_for(args.max_connections)
     http, ws = limited_protocols(
         request_timeout=args.request_timeout,
-        max_connections=args.max_connections,
+        max_connections=max_connections,
         per_address=args.max_per_address,
         # the proxies Uvicorn trusts (its default): they carry many clients' connections
         trusted=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
     )
-    _raise_open_files(args.max_connections + 256)
     print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
     sys.stdout.flush()
     uvicorn.run(
@@ -231,20 +232,37 @@ def run(args: argparse.Namespace) -> int:
         http=http,
         ws=ws,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-        limit_concurrency=args.max_connections + 1,
-        backlog=min(args.max_connections, 2048),
+        limit_concurrency=max_connections + 1,
+        backlog=min(max_connections, 2048),
     )
     return 0
 
 
-def _raise_open_files(wanted: int) -> None:
-    """Raise the soft limit on open files towards ``wanted`` (within the hard limit), so that
-    the connection cap, not the system, is what refuses a connection."""
+_SPARE_FILES = 256  # the database, its journal, the static files, the log: what is not a client
+
+
+def _open_files_for(connections: int) -> int:
+    """Raise the soft limit on open files so that ``connections`` fit (within the hard limit),
+    so that the connection cap, not the system, is what refuses a connection; the cap that fits
+    when the system allows fewer (said once on stderr)."""
     try:
         import resource
     except ImportError:  # not on Windows
-        return
+        return connections
+    wanted = connections + _SPARE_FILES
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return connections
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
+    with contextlib.suppress(ValueError, OSError):  # a sandbox may forbid it: keep the soft
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft >= wanted:
+        return connections
+    fitting = max(1, soft - _SPARE_FILES)
+    print(
+        f"buraco-rules: {soft} open files allowed: at most {fitting} connections, "
+        f"not {connections}",
+        file=sys.stderr,
+    )
+    return fitting

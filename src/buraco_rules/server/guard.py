@@ -217,6 +217,8 @@ class CreationLimit:
         addresses: int = MAX_ADDRESSES,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        if per_minute > 0 and (burst < 1 or addresses < 1):
+            raise ValueError(f"a creation limit needs a burst of 1 or more, not {burst}")
         self.app = app
         self.buckets = None if per_minute <= 0 else _Buckets(per_minute, burst, addresses, clock)
 

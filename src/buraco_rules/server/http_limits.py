@@ -115,7 +115,7 @@ class LimitedH11Protocol(H11Protocol):
     attributes; :func:`limited_protocols` makes a subclass with other values)."""
 
     request_timeout: ClassVar[float] = 10.0
-    max_connections: ClassVar[int] = 2000
+    max_connections: ClassVar[int] = 4096
     addresses: ClassVar[_Addresses | None] = None
 
     _timer: asyncio.TimerHandle | None = None
