@@ -386,3 +386,11 @@ def test_an_observer_reused_across_token_steps_equals_a_new_one() -> None:
 
     play_out(dealt(game, rng), rng, visit)
     assert steps > 100
+
+
+@configs
+def test_openspiels_python_game_sim_checks_pass(variant: str, players: int) -> None:
+    """OpenSpiel's own ``games_sim_test`` play-through: clone, serialise (pyspiel's and pickle)
+    and replay checks along a random hand."""
+    games_sim = pytest.importorskip("open_spiel.python.tests.games_sim_test")
+    games_sim.GamesSimTest().sim_game(load(variant, players, max_turns=60))

@@ -122,3 +122,13 @@ def test_self_play_in_the_gymnasium_env() -> None:
         done = terminated or truncated
     scores = [s.total for s in br.score(table.engine_state)]
     assert total == scores[0] - scores[1]
+
+
+def test_a_policy_bot_of_a_numpy_network_pickles_for_process_pools() -> None:
+    import pickle
+
+    bot = PolicyBot(random_mlp(6))
+    copy = pickle.loads(pickle.dumps(bot))
+    state = br.apply(br.new_game(variants.ITALIAN, 2, seed=7), br.DrawFromStock())
+    seen = br.view(state, 0)
+    assert copy.choose(seen, random.Random(0)) == bot.choose(seen, random.Random(0))
