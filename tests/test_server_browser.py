@@ -425,6 +425,19 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
     def on_turn(message: dict[str, Any], seen: br.PlayerView) -> None:
         if seen.phase is br.Phase.DRAW:
             state["turns"] += 1
+            # The hint follows the legal takes of a closed pile: with a meld of the top card,
+            # or, where the top card only goes onto a meld, "click the meld".
+            takes = {a.split()[1] for a in message["legal"] if a.startswith("take ")}
+            top = str(seen.discard_pile[-1]) if takes else ""
+            key = (
+                "hint.draw.take.meld"
+                if "meld" in takes
+                else "hint.draw.take.add"
+                if takes
+                else "hint.draw"
+            )
+            hint = page.find_element("id", "hint").text
+            assert hint == words[key].replace("{top}", _pretty(top)), (hint, takes)
         if not state["refused"] and any(a.startswith("meld ") for a in message["legal"]):
             state["refused"] = _refusal(page, seen, words)
         if not state["audited"] and state["turns"] >= 4 and seen.phase is br.Phase.PLAY:
@@ -455,6 +468,15 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
         assert not page.execute_script("return document.getElementById('end').open")
     finally:
         observers[-1].close()
+
+
+def _pretty(card: str) -> str:
+    """A card as the page writes it: its rank and suit symbol (a star for a joker)."""
+    if not card:
+        return ""
+    if card == "JK":
+        return "\u2605"
+    return card[:-1] + {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}[card[-1]]
 
 
 def _refusal(driver: Any, seen: br.PlayerView, words: dict[str, str]) -> bool:
