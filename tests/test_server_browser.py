@@ -38,6 +38,10 @@ if not REQUIRED:
     pytest.importorskip("websockets")
     pytest.importorskip("selenium.webdriver")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 import buraco_rules as br  # noqa: E402
@@ -731,6 +735,11 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
         )
         assert teams == [seat % 2, 1 - seat % 2]
     page.get(server.url + "/")
-    shown = wait_for(lambda: page.find_elements("css selector", "#mine li button"), "the list")
-    shown[0].click()
+    wait_for(lambda: page.find_elements("css selector", "#variant option[value=italian]"), "form")
+    for _ in range(20):  # the list is drawn again once the variants' titles are in
+        try:
+            page.find_element("css selector", "#mine li button").click()
+            break
+        except (StaleElementReferenceException, NoSuchElementException):
+            time.sleep(0.05)
     assert page.find_element("id", "link-1").get_attribute("value") == urls[1]
