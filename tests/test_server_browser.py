@@ -38,6 +38,10 @@ if not REQUIRED:
     pytest.importorskip("websockets")
     pytest.importorskip("selenium.webdriver")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 import buraco_rules as br  # noqa: E402
@@ -90,10 +94,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield started
 
 
+def viewport(driver: Any, width: int, height: int) -> None:
+    """The window sized so that the page itself (its inner size) is ``width`` by ``height``,
+    as on a device of that screen."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+
+
 @pytest.fixture
 def page(browser: Any, server: Any) -> Any:
     """The browser on the lobby, at a laptop's size, in English, with nothing stored."""
-    browser.set_window_size(*LAPTOP)
+    viewport(browser, *LAPTOP)
     browser.get(server.url + "/")
     browser.execute_script("localStorage.clear(); sessionStorage.clear();")
     browser.get(server.url + "/")
@@ -169,6 +181,7 @@ return {
   melds: [melds(0), melds(1)], turn: $('turn').dataset.current,
   moves: moves.map((b) => b.dataset.action),
   code: $('message').dataset.code,
+  shown: Array.from(document.querySelectorAll('[data-card]')).map((c) => c.dataset.card),
   log: Array.from(document.querySelectorAll('#log .move-line')).map(
       (li) => [Number(li.dataset.seat), li.dataset.action]),
 };"""
@@ -196,6 +209,10 @@ def check_page(driver: Any, observer: Observer) -> dict[str, Any]:
         assert int(page["turn"]) == seen.current_player
         assert page["moves"] == message["legal"]
         assert page["code"] == ""  # no move of the test's is refused, no hint is left over
+        # No card is drawn that the seat's view does not show (its hand, the melds, the pile).
+        visible = {str(c) for c in (*seen.hand, *seen.discard_pile)}
+        visible |= {str(c) for team in seen.melds for m in team for c in m.cards}
+        assert set(page["shown"]) <= visible
         public = [observer.view(n)["last"] for n in range(1, page["number"] + 1)]
         hand = [m for m in public if m.get("hand", 1) == (public[-1].get("hand", 1))]
         assert page["log"] == [[m["seat"], m["action"]] for m in reversed(hand)]
@@ -412,6 +429,19 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
     def on_turn(message: dict[str, Any], seen: br.PlayerView) -> None:
         if seen.phase is br.Phase.DRAW:
             state["turns"] += 1
+            # The hint follows the legal takes of a closed pile: with a meld of the top card,
+            # or, where the top card only goes onto a meld, "click the meld".
+            takes = {a.split()[1] for a in message["legal"] if a.startswith("take ")}
+            top = str(seen.discard_pile[-1]) if takes else ""
+            key = (
+                "hint.draw.take.meld"
+                if "meld" in takes
+                else "hint.draw.take.add"
+                if takes
+                else "hint.draw"
+            )
+            hint = page.find_element("id", "hint").text
+            assert hint == words[key].replace("{top}", _pretty(top)), (hint, takes)
         if not state["refused"] and any(a.startswith("meld ") for a in message["legal"]):
             state["refused"] = _refusal(page, seen, words)
         if not state["audited"] and state["turns"] >= 4 and seen.phase is br.Phase.PLAY:
@@ -442,6 +472,15 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
         assert not page.execute_script("return document.getElementById('end').open")
     finally:
         observers[-1].close()
+
+
+def _pretty(card: str) -> str:
+    """A card as the page writes it: its rank and suit symbol (a star for a joker)."""
+    if not card:
+        return ""
+    if card == "JK":
+        return "\u2605"
+    return card[:-1] + {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}[card[-1]]
 
 
 def _refusal(driver: Any, seen: br.PlayerView, words: dict[str, str]) -> bool:
@@ -485,9 +524,11 @@ for (const card of document.querySelectorAll('.meld .card')) {
   }
 }
 const wide = document.documentElement.scrollWidth - window.innerWidth;
-const fit = ['hand', 'pile', 'controls'].map((id) => document.getElementById(id)
-    .getBoundingClientRect().bottom <= window.innerHeight + 1);
-return {bad: bad, wide: wide, fit: fit, melds: document.querySelectorAll('.meld .card').length};
+const bottoms = ['hand', 'pile', 'controls'].map((id) => document.getElementById(id)
+    .getBoundingClientRect().bottom);
+const fit = bottoms.map((b) => b <= window.innerHeight + 1);
+return {bad: bad, wide: wide, fit: fit, bottoms: bottoms, height: window.innerHeight,
+        melds: document.querySelectorAll('.meld .card').length};
 """
 
 
@@ -496,7 +537,7 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
 ) -> None:
     from selenium.webdriver.support.select import Select
 
-    page.set_window_size(*PHONE)
+    viewport(page, *PHONE)
     Select(page.find_element("id", "lang")).select_by_value("pt-BR")
     pt = catalogue("pt-BR")
     assert page.find_element("id", "create").text == pt["lobby.create"]
@@ -511,7 +552,7 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
         assert layout["bad"] == [] and layout["wide"] <= 1, layout
         checked["melds"] = max(checked["melds"], layout["melds"])
         if len(seen.hand) <= 14 and sum(map(len, seen.melds)) <= 6:
-            assert all(layout["fit"]), layout
+            assert all(layout["fit"]) and layout["height"] == PHONE[1], layout
             checked["fit"] += 1
         if seen.phase is br.Phase.DRAW and any(a == "take" for a in message["legal"]):
             hint = page.find_element("id", "hint").text
@@ -661,3 +702,44 @@ def _compare_replay(driver: Any, state: br.GameState, step: int) -> None:
     assert hands == [sorted(str(c) for c in hand) for hand in state.hands], step
     for team in (0, 1):
         assert got["melds"][team] == [" ".join(map(str, m.cards)) for m in state.melds[team]], step
+
+
+def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: Any) -> None:
+    """A 4-player table with two people: each seat's partner is called so, bot or not, and its
+    own team's extra pile comes first; back in the lobby, the table is listed with its links."""
+    from selenium.webdriver.support.select import Select
+
+    Select(page.find_element("id", "variant")).select_by_value("buraco-fechado")
+    Select(page.find_element("id", "players")).select_by_value("4")
+    Select(page.find_element("id", "seat-kind-1")).select_by_value("human")
+    Select(page.find_element("id", "seat-kind-3")).select_by_value("ismcts")
+    page.find_element("id", "create").click()
+    links = [
+        wait_for(lambda s=s: page.find_elements("id", f"link-{s}"), "links")[0] for s in (0, 1)
+    ]
+    urls = [link.get_attribute("value") for link in links]
+    words = catalogue("en")
+    for seat, url in enumerate(urls):
+        open_seat(page, url)
+        labels = page.execute_script(
+            "return Array.from(document.querySelectorAll('#seats .seat')).map((s) => s.textContent)"
+        )
+        partner = (seat + 2) % 4
+        assert labels[partner].startswith(f"{words['seat.partner']} (seat {partner})")
+        for other in ((seat + 1) % 4, (seat + 3) % 4):
+            assert labels[other].startswith(f"{words['seat.opponent']} (seat {other})")
+        assert "bot ismcts" in labels[3] and "bot greedy" in labels[2]
+        teams = page.execute_script(
+            "return Array.from(document.querySelectorAll('#extra .extra-pile'))"
+            ".map((e) => Number(e.dataset.team))"
+        )
+        assert teams == [seat % 2, 1 - seat % 2]
+    page.get(server.url + "/")
+    wait_for(lambda: page.find_elements("css selector", "#variant option[value=italian]"), "form")
+    for _ in range(20):  # the list is drawn again once the variants' titles are in
+        try:
+            page.find_element("css selector", "#mine li button").click()
+            break
+        except (StaleElementReferenceException, NoSuchElementException):
+            time.sleep(0.05)
+    assert page.find_element("id", "link-1").get_attribute("value") == urls[1]

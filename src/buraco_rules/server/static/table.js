@@ -790,7 +790,10 @@
   }
 
   function take() {
-    const found = matches("take");
+    // T takes with the selected cards in a new meld (or, open, the whole pile); onto one of
+    // your melds only when that is the one take they make (else click the meld).
+    const all = matches("take");
+    const found = all.some((a) => !a.startsWith("take add ")) ? all.filter((a) => !a.startsWith("take add ")) : all;
     if (found.length === 1) return send(found[0]);
     const kinds = takeKinds();
     const top = prettyCards(topCard());
