@@ -694,9 +694,27 @@ def test_the_replay_page_replays_a_record_as_the_engine_does(
 
     Select(page.find_element("id", "from")).select_by_value("1")
     shown = page.find_elements("css selector", ".replay-seat .replay-cards")
-    assert (
-        len(shown) == 1 and shown[0].find_element("xpath", "..").get_attribute("data-seat") == "1"
+    assert len(shown) == 1
+    assert shown[0].find_element("xpath", "..").get_attribute("data-seat") == "1"
+    # A match's record (a seed, not its deals): its moves and each finished hand's score.
+    match = br.new_match(rules, 2, seed=5)
+    played, game = [], match
+    while len(game.scores) < 2:
+        action = bot.choose(br.view(game.hand, game.hand.current_player), rng)
+        played.append(action)
+        game = br.apply(game, action)
+    match_record = br.MatchRecord.from_match(match, played)
+    path.write_text(br.to_json(match_record), encoding="utf-8")
+    page.get(server.url + "/replay")
+    page.find_element("id", "file").send_keys(str(path))
+    wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the match's replay")
+    got = page.execute_script(
+        "return {log: document.querySelectorAll('#log .move-line').length,"
+        " hands: Array.from(document.querySelectorAll('#replay-scores tr[data-hand]'))"
+        ".map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => Number(td.textContent)))};"
     )
+    assert got["log"] == len(played)
+    assert got["hands"] == [[pair[0].total, pair[1].total] for pair in game.scores]
 
 
 def _compare_replay(driver: Any, state: br.GameState, step: int) -> None:
