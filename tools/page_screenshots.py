@@ -125,8 +125,9 @@ def main() -> int:
                 time.sleep(0.05)
                 continue
             seen = _view(driver)
-            if not pictured and now["melds"] >= 5 and seen.phase is br.Phase.PLAY:
-                _select_some(driver)
+            melds = [m for m in now["moves"] if m.startswith("meld ")]
+            if not pictured and now["melds"] >= 5 and melds:
+                _select(driver, melds[0].split()[1:])
                 both(driver, args.out, "table")
                 shutil.copy(args.out / "page-table-laptop.png", args.out / "server-table.png")
                 pictured = True
@@ -184,9 +185,13 @@ def _view(driver: Any) -> br.PlayerView:
                 return found
 
 
-def _select_some(driver: Any) -> None:
-    for card in driver.find_elements("css selector", "#hand .card")[:2]:
-        card.click()
+def _select(driver: Any, cards: list[str]) -> None:
+    """Select these cards of the hand (a legal meld: the Meld button lights up)."""
+    for card in cards:
+        for element in driver.find_elements("css selector", f'#hand .card[data-card="{card}"]'):
+            if element.get_attribute("aria-pressed") != "true":
+                element.click()
+                break
 
 
 def _record() -> br.GameRecord:

@@ -7,6 +7,7 @@ window.BURACO_CATALOGUES =
 // catalogues-begin
 {
  "en": {
+  "replay.move": "Move {n}: {move}",
   "replay.team": "Team {team}",
   "replay.melds": "Team {team}'s melds",
   "replay.pile": "Discard pile, {count}",
@@ -196,6 +197,7 @@ window.BURACO_CATALOGUES =
   "replay.hand": "Hand {hand}"
  },
  "pt-BR": {
+  "replay.move": "Jogada {n}: {move}",
   "replay.team": "Dupla {team}",
   "replay.melds": "Jogos da dupla {team}",
   "replay.pile": "Lixo, {count}",
@@ -385,6 +387,7 @@ window.BURACO_CATALOGUES =
   "replay.hand": "Mão {hand}"
  },
  "it": {
+  "replay.move": "Mossa {n}: {move}",
   "replay.team": "Coppia {team}",
   "replay.melds": "Giochi della coppia {team}",
   "replay.pile": "Scarti, {count}",

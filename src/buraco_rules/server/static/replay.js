@@ -318,19 +318,18 @@
     // The log, newest first, up to this step.
     const log = $("log");
     log.textContent = "";
-    let seat = record.first_player || 0;
-    const lines = [];
-    record.actions.slice(0, step).forEach((action, i) => {
-      const who = states[i + 1] ? states[i + 1].move.seat : seat;
-      lines.push({ i: i, seat: who, action: action });
-      if (action.startsWith("discard")) seat = (seat + 1) % record.players;
-    });
-    for (let k = lines.length - 1; k >= 0; k--) {
+    // A match's record does not say where its hands end, so its moves go without their seat.
+    for (let k = step - 1; k >= 0; k--) {
+      const action = record.actions[k];
       const item = document.createElement("li");
       item.value = k + 1;
-      item.dataset.action = lines[k].action;
-      item.className = "move-line" + (k === lines.length - 1 ? " recent" : "");
-      item.textContent = t("move.line", { seat: t("replay.seat", { seat: lines[k].seat }), move: moveWords(lines[k].action) });
+      item.dataset.action = action;
+      item.className = "move-line" + (k === step - 1 ? " recent" : "");
+      const move = states[k + 1] && states[k + 1].move;
+      if (move) {
+        item.dataset.seat = String(move.seat);
+        item.textContent = t("move.line", { seat: t("replay.seat", { seat: move.seat }), move: moveWords(action) });
+      } else item.textContent = t("replay.move", { n: k + 1, move: moveWords(action) });
       log.append(item);
     }
     drawScores();

@@ -1046,6 +1046,7 @@
     const id = ids[key];
     if (!id) return;
     event.preventDefault();
+    if (key === "escape") showMessage("", ""); // Esc also dismisses a hint or a refusal
     if (!$(id).disabled) $(id).click();
   }
 
