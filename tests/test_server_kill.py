@@ -125,7 +125,7 @@ from buraco_rules.server.store import SeatRow, TableStore
 store = TableStore(sys.argv[1])
 start = br.GameRecord.from_game(br.new_game(variants.ITALIAN, 2, seed=1), ())
 for t in range(8):
-    store.create(f"t{t}", start, [SeatRow("human")] * 2, {0: f"a{t}", 1: f"b{t}"})
+    asyncio.run(store.create(f"t{t}", start, [SeatRow("human")] * 2, {0: f"a{t}", 1: f"b{t}"}))
 
 async def table(t):
     for n in range(10**6):
