@@ -231,3 +231,35 @@ def test_a_database_the_server_cannot_write_is_refused_with_exit_2(tmp_path: Pat
     garbage.write_bytes(b"not a database" * 100)
     with pytest.raises(StoreError, match="cannot write the database"):
         TableStore(garbage)
+
+
+def test_an_address_holds_few_tables_and_a_table_left_behind_expires_unscored(
+    client_of: Any, tmp_path: Path
+) -> None:
+    client = client_of(max_tables_per_client=2, expire_after=0.5, rate=1000)
+    first, second = (
+        client.post("/api/tables", json={"seats": ["human", "greedy"]}).json() for _ in range(2)
+    )
+    third = client.post("/api/tables", json={"seats": ["human", "greedy"]})
+    assert third.status_code == 429 and third.json()["code"] == "too-many-tables"
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "token": first["seats"][0]["token"]})
+        ws.receive_json()
+        assert ws.receive_json()["notice"] is None
+        # Nobody moves for half a second: the table is closed and its seat told.
+        closed = ws.receive_json()
+        assert closed["notice"]["code"] == "expired" and not closed["over"]
+        assert closed["scores"] == []  # nothing that was not played is scored
+        ws.send_json({"type": "move", "seq": 1, "action": "draw"})
+        assert ws.receive_json()["code"] == "expired"
+    assert client.get("/api/health").json()["unfinished"] == 0  # both slots free again
+    again = client.post("/api/tables", json={"seats": ["human", "greedy"]})
+    assert again.status_code == 201
+    with client.websocket_connect("/ws") as ws:  # its links open nothing any more
+        ws.send_json({"type": "join", "token": second["seats"][0]["token"]})
+        assert ws.receive_json()["code"] == "bad-token"
+    store = TableStore(tmp_path / "t.sqlite")
+    try:
+        assert [s[1] for s in store.summary()][:2] == [2, 2]  # EXPIRED, kept
+    finally:
+        store.close()
