@@ -10,6 +10,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -236,7 +237,7 @@ def test_a_database_the_server_cannot_write_is_refused_with_exit_2(tmp_path: Pat
 def test_an_address_holds_few_tables_and_a_table_left_behind_expires_unscored(
     client_of: Any, tmp_path: Path
 ) -> None:
-    client = client_of(max_tables_per_client=2, expire_after=0.5, rate=1000)
+    client = client_of(max_tables_per_client=2, expire_after=1.5, rate=1000)
     first, second = (
         client.post("/api/tables", json={"seats": ["human", "greedy"]}).json() for _ in range(2)
     )
@@ -246,12 +247,16 @@ def test_an_address_holds_few_tables_and_a_table_left_behind_expires_unscored(
         ws.send_json({"type": "join", "token": first["seats"][0]["token"]})
         ws.receive_json()
         assert ws.receive_json()["notice"] is None
-        # Nobody moves for half a second: the table is closed and its seat told.
+        # Nobody moves for a second and a half: the table is closed and its seat told.
         closed = ws.receive_json()
         assert closed["notice"]["code"] == "expired" and not closed["over"]
         assert closed["scores"] == []  # nothing that was not played is scored
         ws.send_json({"type": "move", "seq": 1, "action": "draw"})
         assert ws.receive_json()["code"] == "expired"
+    for _ in range(100):  # the second table expires at the next look (every 1/4 of the time)
+        if client.get("/api/health").json()["unfinished"] == 0:
+            break
+        time.sleep(0.05)
     assert client.get("/api/health").json()["unfinished"] == 0  # both slots free again
     again = client.post("/api/tables", json={"seats": ["human", "greedy"]})
     assert again.status_code == 201
