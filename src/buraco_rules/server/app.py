@@ -70,6 +70,7 @@ def create_app(
     turn_seconds: int | None = DEFAULT_TURN_SECONDS,
     expire_after: float | None = 24 * 3600.0,
     search_threads: int = 1,
+    decision_seconds: float | None = 1.0,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
     (created on first use). ``bot_delay`` is the pause before each bot move in seconds,
@@ -80,8 +81,8 @@ def create_app(
     ``app.state.hub`` once the application has started (its lifespan reloads every unfinished
     table). ``db`` may also be a store already open (``buraco-rules serve`` opens it first, to
     refuse a database it cannot use before serving); the application closes it when it stops.
-    ``max_tables_per_client``, ``turn_seconds``, ``expire_after`` and ``search_threads`` are
-    the hub's (:class:`~buraco_rules.server.tables.TableHub`)."""
+    ``max_tables_per_client``, ``turn_seconds``, ``expire_after``, ``search_threads`` and
+    ``decision_seconds`` are the hub's (:class:`~buraco_rules.server.tables.TableHub`)."""
     page = _asset("index.html")
     assets = {name: _asset(name) for name in _STATIC}
 
@@ -95,6 +96,7 @@ def create_app(
             max_tables_per_client=max_tables_per_client,
             search_budget=search_budget,
             search_threads=search_threads,
+            decision_seconds=decision_seconds,
             turn_seconds=turn_seconds,
             expire_after=expire_after,
         )

@@ -23,7 +23,15 @@ from typing import Any, Final, Protocol
 import attrs
 
 from .. import variants
-from ..bots import BOT_NAMES, SEARCH_BOTS, Bot, GreedyBot, bot_from_name
+from ..bots import (
+    BOT_NAMES,
+    SEARCH_BOTS,
+    Bot,
+    GreedyBot,
+    ISMCTSBot,
+    MonteCarloBot,
+    bot_from_name,
+)
 from ..core.actions import Action
 from ..core.errors import IllegalAction
 from ..core.quoting import describe
@@ -290,7 +298,8 @@ class TableHub:
     carries it: ``"0.25s"`` (CPU seconds a decision) or ``"200"`` (sampled deals a decision);
     None leaves them at their defaults. It is the server's to set, not a player's (a player
     names the bot only), and a bad one is a ``ValueError`` here; ``search_threads`` search
-    decisions run at once, whatever the number of tables (the others wait their turn).
+    decisions run at once, whatever the number of tables (the others wait their turn), and none
+    takes more than ``decision_seconds`` of CPU (None: no cap beyond the budget).
 
     ``turn_seconds`` is the turn clock of a table with two human seats or more whose request
     names none (None: no clock); a table with one human seat has none unless asked.
@@ -307,6 +316,7 @@ class TableHub:
         max_tables_per_client: int = 20,
         search_budget: object = None,
         search_threads: int = 1,
+        decision_seconds: float | None = 1.0,
         turn_seconds: int | None = DEFAULT_TURN_SECONDS,
         expire_after: float | None = 24 * 3600.0,
     ) -> None:
@@ -319,6 +329,7 @@ class TableHub:
         self.max_tables = max_tables
         self.max_tables_per_client = max_tables_per_client
         self.search_budget: str | None = search_budget
+        self.decision_seconds = decision_seconds
         self.turn_seconds = turn_seconds
         self.expire_after = expire_after
         self.tables: dict[str, Table] = {}
@@ -364,7 +375,12 @@ class TableHub:
         table_id = secrets.token_hex(8)
         rows = [SeatRow("human") if k == "human" else SeatRow("bot", k) for k in kinds]
         tokens = {s: secrets.token_urlsafe(32) for s, k in enumerate(kinds) if k == "human"}
-        table = Table(table_id, start, state, [_new_seat(r, self.search_budget) for r in rows])
+        table = Table(
+            table_id,
+            start,
+            state,
+            [_new_seat(r, self.search_budget, self.decision_seconds) for r in rows],
+        )
         table.turn_seconds = turn if isinstance(turn, int) else None
         table.client = client
         table.deadline = self._deadline(table, state, turn_changed=True)
@@ -428,7 +444,11 @@ class TableHub:
     def _load_now(self, table_id: str) -> Table | None:
         try:
             stored = self.store.load(table_id)
-            table = None if stored is None else _table_of(stored, self.search_budget)
+            table = (
+                None
+                if stored is None
+                else _table_of(stored, self.search_budget, self.decision_seconds)
+            )
         except Exception as error:  # any table the store cannot give back: set aside, go on
             self._set_aside(table_id, error)
             return None
@@ -457,7 +477,9 @@ class TableHub:
             stored = self.store.load(table_id)
             if stored is None or stored.finished == EXPIRED:
                 return None
-            table = await asyncio.to_thread(_table_of, stored, self.search_budget)
+            table = await asyncio.to_thread(
+                _table_of, stored, self.search_budget, self.decision_seconds
+            )
         except Exception as error:
             self._set_aside(table_id, error)
             return None
@@ -782,19 +804,34 @@ def _final_record(stored: StoredTable) -> str:
     return to_json(record)
 
 
-def _new_seat(row: SeatRow, search_budget: str | None = None) -> _Seat:
+def _new_seat(
+    row: SeatRow, search_budget: str | None = None, decision_seconds: float | None = None
+) -> _Seat:
     if row.kind == "bot" and row.bot is not None:
         name = row.bot
         if search_budget is not None and name in SEARCH_BOTS:
             name = f"{name}:{search_budget}"
-        return _Seat("bot", bot_from_name(name), row.bot)
+        bot = bot_from_name(name)
+        return _Seat("bot", _capped(bot, decision_seconds), row.bot)
     return _Seat("human", None, None)
 
 
-def _table_of(stored: StoredTable, search_budget: str | None) -> Table:
+def _capped(bot: Bot, seconds: float | None) -> Bot:
+    """A search bot with the server's cap of CPU seconds a decision: it stops at its budget of
+    deals or at the cap, whichever comes first."""
+    if seconds is None or not isinstance(bot, ISMCTSBot | MonteCarloBot):
+        return bot
+    if bot.seconds is not None and bot.seconds <= seconds:
+        return bot
+    return attrs.evolve(bot, seconds=seconds)
+
+
+def _table_of(
+    stored: StoredTable, search_budget: str | None, decision_seconds: float | None = None
+) -> Table:
     """A stored table made live: its record replayed (slow for a long match: call it off the
     event loop once the server serves)."""
-    seats = [_new_seat(r, search_budget) for r in stored.seats]
+    seats = [_new_seat(r, search_budget, decision_seconds) for r in stored.seats]
     states = stored.replay_all()
     table = Table(stored.id, stored.start, states[-1], seats)
     table.turn_seconds = stored.turn_seconds
