@@ -48,9 +48,9 @@ def test_search_bots_think_within_the_servers_budget(tmp_path: Path) -> None:
     # A long pause before each bot move: the bots are seated, not playing, while we look.
     with TestClient(create_app(db, bot_delay=600, search_budget="3")) as client:
         table = _create(client)
-        assert _bots(client, table)[1:] == [
-            ISMCTSBot(playouts=3),
-            MonteCarloBot(playouts=3),
+        assert _bots(client, table)[1:] == [  # and the server's cap of CPU a decision
+            ISMCTSBot(playouts=3, seconds=1.0),
+            MonteCarloBot(playouts=3, seconds=1.0),
             GreedyBot(),
         ]
     # Restarted with another budget, the reloaded table's bots take the new one.
@@ -60,8 +60,12 @@ def test_search_bots_think_within_the_servers_budget(tmp_path: Path) -> None:
             MonteCarloBot(playouts=None, seconds=0.5),
             GreedyBot(),
         ]
-    with TestClient(create_app(db, bot_delay=600)) as client:  # no budget: the bots' defaults
-        assert _bots(client, table)[1:] == [ISMCTSBot(), MonteCarloBot(), GreedyBot()]
+    with TestClient(create_app(db, bot_delay=600)) as client:  # no budget: the bots' own, capped
+        assert _bots(client, table)[1:] == [
+            ISMCTSBot(seconds=1.0),
+            MonteCarloBot(seconds=1.0),
+            GreedyBot(),
+        ]
 
 
 def test_a_player_cannot_name_a_budget(tmp_path: Path) -> None:

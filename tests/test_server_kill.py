@@ -12,6 +12,7 @@ import os
 import random
 import sqlite3
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -127,7 +128,7 @@ from buraco_rules.server.store import SeatRow, TableStore
 store = TableStore(sys.argv[1])
 start = br.GameRecord.from_game(br.new_game(variants.ITALIAN, 2, seed=1), ())
 for t in range(8):
-    store.create(f"t{t}", start, [SeatRow("human")] * 2, {0: f"a{t}", 1: f"b{t}"})
+    asyncio.run(store.create(f"t{t}", start, [SeatRow("human")] * 2, {0: f"a{t}", 1: f"b{t}"}))
 
 async def table(t):
     for n in range(10**6):
@@ -178,3 +179,103 @@ def test_a_kill_during_commits_tears_nothing(tmp_path: Path) -> None:
             numbers = sorted(n for u, n in stored if u == t)
             assert numbers == list(range(len(numbers)))
         assert acknowledged > 0
+
+
+MATCHES = [
+    {"variant": "italian", "players": 2, "seats": ["human", "human"], "match": True},
+    {"variant": "italian", "players": 4, "seats": ["human", "ismcts", "montecarlo", "random"],
+     "match": True},
+    {"variant": "italian", "players": 2, "seats": ["greedy", "human"], "match": True},
+]  # fmt: skip
+
+
+def test_matches_survive_kills_between_hands_mid_hand_at_the_end_and_in_a_creation(
+    tmp_path: Path,
+) -> None:
+    """Whole matches (two and four players, every kind of bot) through SIGKILLs right after a
+    hand is scored, in the middle of a hand, after the matches end and during a creation: every
+    restart serves every table again, each at its last acknowledged move, and the finished
+    matches reload when their seats come back."""
+    db = tmp_path / "matches.sqlite"
+    server = ServerProcess(
+        db, tmp_path / "server.log", "--bot-delay", "0", "--rate", "100000", "--search-budget", "2"
+    )
+    server.start()
+    clients: list[SeatClient] = []
+    for t, request in enumerate(MATCHES):
+        created = server.create(request)
+        for seat in created["seats"]:
+            if seat["kind"] == "human":
+                naive = len(clients) % 2 == 1
+                clients.append(
+                    SeatClient(
+                        server.ws_url, created["table"], seat["seat"], seat["token"], t, naive
+                    )
+                )
+    try:
+        kills = asyncio.run(_play_matches(server, clients))
+        # After the end: killed again, and every finished match is served from the store.
+        server.kill()
+        server.start()
+        for client in clients:
+            client.over = False
+        asyncio.run(_rejoin(clients))
+        # During a creation: the server dies while it answers, and starts again all the same.
+        kills += _kill_during_a_creation(server)
+    finally:
+        server.stop()
+    assert kills["hand-scored"] >= 2 and kills["mid-hand"] >= 1 and kills["creation"] == 1
+    _check(db, clients)
+    assert "Traceback" not in (tmp_path / "server.log").read_text()
+
+
+async def _play_matches(server: ServerProcess, clients: list[SeatClient]) -> Counter[str]:
+    deadline = time.monotonic() + 150
+    games = [asyncio.create_task(c.play(deadline)) for c in clients]
+    kills: Counter[str] = Counter()
+    watched = clients[0]  # the two-player match of people: killed as each of its hands ends
+    hands_seen, last_kill = 0, time.monotonic()
+    while not all(g.done() for g in games):
+        await asyncio.sleep(0.005)
+        hands = len(watched.last["scores"]) if watched.last else 0
+        scored = hands > hands_seen and not watched.over and kills["hand-scored"] < 2
+        mid = kills["mid-hand"] < 1 and time.monotonic() - last_kill > 1.0
+        hands_seen = max(hands_seen, hands)
+        if scored or mid:
+            kills["hand-scored" if scored else "mid-hand"] += 1
+            await asyncio.to_thread(server.kill)
+            await asyncio.to_thread(server.start)
+            last_kill = time.monotonic()
+    await asyncio.gather(*games)
+    return kills
+
+
+async def _rejoin(clients: list[SeatClient]) -> None:
+    deadline = time.monotonic() + 30
+    await asyncio.gather(*(c.play(deadline) for c in clients))
+    for client in clients:
+        assert client.last is not None and client.last["over"]
+        assert client.last["match"]["winner"] is not None
+
+
+def _kill_during_a_creation(server: ServerProcess) -> Counter[str]:
+    import threading
+
+    answers: list[object] = []
+
+    def create() -> None:
+        try:
+            answers.append(server.create(MATCHES[0]))
+        except OSError as error:  # the server died before answering
+            answers.append(error)
+
+    creating = threading.Thread(target=create)
+    creating.start()
+    time.sleep(0.002)
+    server.kill()
+    creating.join(15)
+    server.start()
+    assert len(answers) == 1
+    again = server.create(MATCHES[0])  # up, and creating
+    assert again["match"] is True
+    return Counter(creation=1)

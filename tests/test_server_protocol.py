@@ -167,7 +167,8 @@ def test_an_accepted_move_is_stored_then_every_seat_gets_its_own_view(
     table = hub(client).tables[created["table"]]
     assert mine["view"] == br.to_data(br.view(table.hand, 0)) and mine["next_seq"] == 2
     assert theirs["view"] == br.to_data(br.view(table.hand, 1)) and theirs["legal"] == []
-    assert theirs["last"] == {"seat": 0, "action": "draw"} and theirs["number"] == 1
+    assert theirs["last"] == {"number": 0, "seat": 0, "action": "draw", "hand": 1}
+    assert theirs["number"] == 1
     stored = TableStore(tmp_path / "t.sqlite").load(created["table"])
     assert stored is not None and stored.moves == ((0, 1, "draw"),)
 
@@ -280,7 +281,9 @@ def test_a_restarted_server_resumes_every_table(tmp_path: Path) -> None:
         assert table.state == before and isinstance(table.state, br.Match)
         ws, welcome, again = joined(c, created, 0)
         assert welcome["next_seq"] == 2 and welcome["match"] is True
-        assert again == view
+        clock, clock_before = again.pop("clock"), view.pop("clock")  # the time runs on
+        assert again == view and clock["seat"] == clock_before["seat"] == 0
+        assert clock["remaining"] <= clock_before["remaining"]  # the stored deadline, not anew
         assert again["match"] == {"target": 2005, "totals": [0, 0], "winner": None, "hand": 1}
         close_all()
 

@@ -3,7 +3,8 @@
 Subcommands: ``simulate`` (bots against bots, with statistics), ``ladder`` (a rated round
 robin among bots), ``play`` (you against bots in the
 terminal), ``match`` (a whole match between bots, R20), ``replay`` (a game record, move by move)
-and ``bench`` (the engine's benchmark). Bad arguments print a message and exit with status 2.
+``bench`` (the engine's benchmark), ``serve`` (the game server) and ``tables`` (a server's
+tables, for its operator). Bad arguments print a message and exit with status 2.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from . import (
     replay_command,
     serve_command,
     simulate_command,
+    tables_command,
 )
 
 __all__ = ["main"]
@@ -47,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         module.add_parser(commands)
     serve_command.add_parser(commands)
     db_command.add_parser(commands)
+    tables_command.add_parser(commands)
     return parser
 
 

@@ -145,6 +145,36 @@ def add_parser(commands: Any) -> None:
         help="...from one client address (an IPv6 /64); a proxy on loopback is not counted "
         "(default 64)",
     )
+    parser.add_argument(
+        "--max-tables-per-client",
+        type=int,
+        default=20,
+        metavar="N",
+        help="most unfinished tables one address may create (default 20)",
+    )
+    parser.add_argument(
+        "--turn-seconds",
+        type=int,
+        default=120,
+        metavar="SECONDS",
+        help="the turn clock of a table with two people or more that names none "
+        "(default 120; 0: no clock); a table of one person and bots has none",
+    )
+    parser.add_argument(
+        "--expire-after",
+        type=float,
+        default=24.0,
+        metavar="HOURS",
+        help="close an unfinished table after this many hours without a move, unscored "
+        "(default 24; 0: never)",
+    )
+    parser.add_argument(
+        "--search-threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="search-bot decisions thought at once for the whole server (default 1)",
+    )
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -184,6 +214,10 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error("--join-timeout and --request-timeout must be above 0")
     from ..server.http_limits import MAX_HEADER_BYTES, limited_protocols
 
+    if args.max_tables_per_client < 1 or args.search_threads < 1:
+        args.parser.error("--max-tables-per-client and --search-threads must be above 0")
+    if args.turn_seconds < 0 or not 0 <= args.expire_after < 1e6:
+        args.parser.error("--turn-seconds and --expire-after must be 0 or more")
     if args.search_budget is not None:
         try:
             bot_from_name(f"ismcts:{args.search_budget}")
@@ -196,8 +230,15 @@ def run(args: argparse.Namespace) -> int:
     for name in ("uvicorn.access", "uvicorn.error", "buraco_rules.server"):
         logging.getLogger(name).addFilter(_NoTokens())
     logging.getLogger("uvicorn.error").addFilter(_Quiet())
+    from ..server.store import StoreError, TableStore
+
+    try:  # opened here, so that a database the server cannot use is one line and exit 2
+        store = TableStore(args.db, exclusive=True)
+    except StoreError as error:
+        print(f"buraco-rules serve: {error}", file=sys.stderr)
+        return 2
     app = create_app(
-        args.db,
+        store,
         bot_delay=args.bot_delay,
         rate=args.rate,
         max_tables=args.max_tables,
@@ -207,6 +248,10 @@ def run(args: argparse.Namespace) -> int:
         allowed_origins=args.allow_origin,
         create_rate=args.create_rate,
         create_burst=args.create_burst,
+        max_tables_per_client=args.max_tables_per_client,
+        turn_seconds=args.turn_seconds or None,
+        expire_after=args.expire_after * 3600 or None,
+        search_threads=args.search_threads,
     )
     max_connections = _open_files_for(args.max_connections)
     http, ws = limited_protocols(

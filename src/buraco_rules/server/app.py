@@ -24,11 +24,11 @@ from starlette.routing import Route, WebSocketRoute, request_response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import variants
-from ..play.match import Match
-from .guard import CreationLimit, OriginGuard
+from .clock import DEFAULT_TURN_SECONDS
+from .guard import CreationLimit, OriginGuard, client_key
 from .protocol import Join, Move, ProtocolError, read_frame
 from .store import TableStore
-from .tables import CreateError, Table, TableHub
+from .tables import CreateError, RecordError, StorageFailed, Table, TableHub
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
@@ -63,7 +63,7 @@ def _asset(name: str) -> bytes:
 
 
 def create_app(
-    db: str | Path = "buraco.sqlite",
+    db: str | Path | TableStore = "buraco.sqlite",
     *,
     bot_delay: float = 0.5,
     rate: float = 20.0,
@@ -74,6 +74,11 @@ def create_app(
     allowed_origins: Iterable[str] = (),
     create_rate: float = 10.0,
     create_burst: int = 8,
+    max_tables_per_client: int = 20,
+    turn_seconds: int | None = DEFAULT_TURN_SECONDS,
+    expire_after: float | None = 24 * 3600.0,
+    search_threads: int = 1,
+    decision_seconds: float | None = 1.0,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
     (created on first use). ``bot_delay`` is the pause before each bot move in seconds,
@@ -82,7 +87,10 @@ def create_app(
     within ``join_timeout`` seconds is closed; ``search_budget`` (``"0.25s"`` or ``"200"``) is
     the search bots' thinking budget (:class:`~buraco_rules.server.tables.TableHub`). The hub is
     ``app.state.hub`` once the application has started (its lifespan reloads every unfinished
-    table).
+    table). ``db`` may also be a store already open (``buraco-rules serve`` opens it first, to
+    refuse a database it cannot use before serving); the application closes it when it stops.
+    ``max_tables_per_client``, ``turn_seconds``, ``expire_after``, ``search_threads`` and
+    ``decision_seconds`` are the hub's (:class:`~buraco_rules.server.tables.TableHub`).
 
     Closed to abuse (:mod:`buraco_rules.server.guard`): one client address may create
     ``create_rate`` tables a minute in bursts of ``create_burst`` (a search bot's seat counts as
@@ -96,18 +104,27 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = TableStore(db)
+        store = db if isinstance(db, TableStore) else TableStore(db, exclusive=True)
         hub = TableHub(
-            store, bot_delay=bot_delay, max_tables=max_tables, search_budget=search_budget
+            store,
+            bot_delay=bot_delay,
+            max_tables=max_tables,
+            max_tables_per_client=max_tables_per_client,
+            search_budget=search_budget,
+            search_threads=search_threads,
+            decision_seconds=decision_seconds,
+            turn_seconds=turn_seconds,
+            expire_after=expire_after,
         )
         loaded = hub.load_unfinished()
-        log.info("%d unfinished tables loaded from %s", loaded, Path(db).name)
+        log.info("%d unfinished tables loaded from %s", loaded, Path(store.path).name)
         hub.start()
         app.state.hub = hub
         try:
             yield
         finally:
             await hub.stop()
+            hub.pool.close()
             store.close()
 
     async def index(request: Request) -> Response:
@@ -125,7 +142,12 @@ def create_app(
         return Response(assets[name], media_type=_STATIC[name], headers=_HEADERS)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"ok": True})
+        hub: TableHub = request.app.state.hub
+        # Counts only: which tables were set aside, and why, is in the log and in
+        # ``buraco-rules tables``, for the operator (a reason may name a card).
+        return JSONResponse(
+            {"ok": True, "unfinished": len(hub.going), "set_aside": len(hub.set_aside)}
+        )
 
     async def variant_list(request: Request) -> Response:
         return JSONResponse(
@@ -157,15 +179,29 @@ def create_app(
             return _error(400, "malformed", "the request must be a JSON object")
         hub: TableHub = request.app.state.hub
         try:
-            created = hub.create(spec)
+            created = await hub.create(spec, client=client_key(request.scope))
         except CreateError as error:
-            return _error(400, "bad-table", str(error))
+            return _error(error.status, error.code, str(error))
+        except StorageFailed as error:
+            return _error(503, "storage-failed", str(error))
         root = request.scope.get("root_path", "")  # where the app is mounted, if it is
         for seat in created["seats"]:
             if seat["kind"] == "human":
                 # In the fragment: browsers never send it, so it reaches no log.
                 seat["link"] = f"{root}/#table={created['table']}&token={seat['token']}"
         return JSONResponse(created, status_code=201, headers={"Cache-Control": "no-store"})
+
+    async def record(request: Request) -> Response:
+        hub: TableHub = request.app.state.hub
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return _error(401, "bad-token", "send a seat's token as Authorization: Bearer")
+        try:
+            text = await hub.record(request.path_params["table"], token.strip())
+        except RecordError as error:
+            status = 409 if error.code == "not-over" else 404
+            return _error(status, error.code, str(error))
+        return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def socket(websocket: WebSocket) -> None:
         await _Client(websocket, websocket.app.state.hub, rate, join_timeout).serve()
@@ -184,6 +220,8 @@ def create_app(
                 ),
                 methods=["POST"],
             ),
+            Route("/api/tables", create_table, methods=["POST"]),
+            Route("/api/tables/{table}/record", record),
             WebSocketRoute("/ws", socket),
         ],
         middleware=[Middleware(OriginGuard, hosts=allowed_hosts, origins=allowed_origins)],
@@ -271,7 +309,7 @@ class _Client:
                     if joined is None:
                         if not isinstance(message, Join):
                             raise ProtocolError("not-joined", "send join first", close=True)
-                        joined = self._join(message)
+                        joined = await self._join(message)
                     elif isinstance(message, Join):
                         raise ProtocolError("already-joined", "this connection has its seat")
                     elif isinstance(message, Move):
@@ -292,8 +330,8 @@ class _Client:
             with contextlib.suppress(Exception):
                 await writer
 
-    def _join(self, message: Join) -> tuple[Table, int]:
-        found = self.hub.find(message.token, message.table)
+    async def _join(self, message: Join) -> tuple[Table, int]:
+        found = await self.hub.find(message.token, message.table)
         if found is None:
             raise ProtocolError("bad-token", "no seat of this table has that token", close=True)
         table, seat = found
@@ -301,17 +339,6 @@ class _Client:
             raise ProtocolError(
                 "too-many-connections", f"a seat holds {_MAX_PER_SEAT} connections", close=True
             )
-        self.send(
-            {
-                "type": "welcome",
-                "table": table.id,
-                "seat": seat,
-                "players": table.players,
-                "variant": table.hand.rules.name,
-                "title": table.hand.rules.title,
-                "match": isinstance(table.state, Match),
-                "next_seq": table.seats[seat].last_seq + 1,
-            }
-        )
+        self.send(table.welcome(seat))
         self.hub.join(table, seat, self)
         return table, seat

@@ -13,13 +13,15 @@ the record to replay with ``attrs.evolve``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Final
 
 import attrs
 
@@ -28,7 +30,25 @@ from ..formats import GameRecord, MatchRecord, from_json, to_json
 from ..formats import replay as replay_record
 from ..play.match import Match
 
-__all__ = ["SeatRow", "StoredTable", "TableStore", "token_digest"]
+__all__ = [
+    "EXPIRED",
+    "FINISHED",
+    "GOING",
+    "SeatRow",
+    "StoreError",
+    "StoredTable",
+    "TableMeta",
+    "TableStore",
+    "now",
+    "token_digest",
+]
+
+GOING: Final = 0
+"""A table's ``finished`` column: its game goes on."""
+FINISHED: Final = 1
+"""Its game is over (the last move ended it)."""
+EXPIRED: Final = 2
+"""Closed unfinished: nobody moved for the server's expiry time (nothing of it is scored)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -52,7 +72,26 @@ CREATE TABLE IF NOT EXISTS moves (
     PRIMARY KEY (table_id, number),
     UNIQUE (table_id, seat, seq)
 );
+CREATE TABLE IF NOT EXISTS opened (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    at REAL NOT NULL
+);
 """
+
+# Columns added after the first release: a database written before them gets them on opening
+# (each with the value that describes its old tables: created by nobody known, no turn clock).
+_ADDED = (
+    ("client", "TEXT NOT NULL DEFAULT ''"),
+    ("touched", "REAL"),
+    ("turn_seconds", "INTEGER"),
+    ("deadline", "REAL"),
+    ("away", "TEXT NOT NULL DEFAULT '[]'"),
+)
+
+
+class StoreError(Exception):
+    """The database cannot be used as the server needs it (unwritable, or held by another
+    server); the message is one line for the operator."""
 
 
 def token_digest(token: str) -> str:
@@ -71,78 +110,198 @@ class SeatRow:
 
 
 @attrs.frozen
+class TableMeta:
+    """What the store keeps of a table beside its moves, rewritten with each move: when it was
+    last ``touched`` (a move, or its creation; seconds since the epoch), the ``deadline`` of the
+    turn clock (None when no clock runs) and the human seats played by a bot while their person
+    is ``away``."""
+
+    touched: float
+    deadline: float | None = None
+    away: tuple[int, ...] = ()
+
+
+@attrs.frozen
 class StoredTable:
-    """A table as loaded from the store: its id, its start record, its seats and its moves as
-    ``(seat, seq, action notation)`` in the order they were played."""
+    """A table as loaded from the store: its id, its start record, its seats, its moves as
+    ``(seat, seq, action notation)`` in the order they were played, whether it is over
+    (``finished``, one of :data:`GOING`, :data:`FINISHED`, :data:`EXPIRED`), its turn clock
+    (``turn_seconds``, None for none), its :class:`TableMeta` and its creator's address."""
 
     id: str
     start: GameRecord | MatchRecord
     seats: tuple[SeatRow, ...]
     moves: tuple[tuple[int, int, str], ...]
-    finished: bool
+    finished: int
+    turn_seconds: int | None = None
+    meta: TableMeta = TableMeta(0.0)
+    client: str = ""
+
+    def record(self) -> GameRecord | MatchRecord:
+        """The start record with every stored move (and no scores: the replay computes them;
+        the start record of a match keeps an empty tuple of them, which a match with a hand
+        finished would contradict)."""
+        actions = tuple(action for _, _, action in self.moves)
+        return attrs.evolve(self.start, actions=actions, scores=None)  # type: ignore[arg-type]
 
     def replay(self) -> GameState | Match:
         """The table's state now: its record replayed (a :class:`~buraco_rules.ReplayError`
         if the store holds an illegal move, which no server writes)."""
-        actions = tuple(action for _, _, action in self.moves)
-        record = attrs.evolve(self.start, actions=actions)  # type: ignore[arg-type]
-        played: Sequence[GameState | Match] = replay_record(record)
-        return played[-1]
+        return self.replay_all()[-1]
+
+    def replay_all(self) -> Sequence[GameState | Match]:
+        """Every state of the table, its deal first: :meth:`replay` with the states between."""
+        played: Sequence[GameState | Match] = replay_record(self.record())
+        return played
 
 
 class TableStore:
     """The SQLite file of a server (created on first use). Use it from one event loop: reads
-    and table creations run on the caller's thread, appends on the store's writer thread."""
+    run on the caller's thread, creations and appends on the store's writer thread, each a
+    transaction of its own.
 
-    def __init__(self, path: str | Path) -> None:
+    Opening it writes to the file (a :class:`StoreError` if it cannot); ``exclusive=True`` also
+    takes the file's lock (``<file>.lock``, held until :meth:`close`), which another exclusive
+    store refuses with a :class:`StoreError`: one server per database.
+    """
+
+    def __init__(self, path: str | Path, *, exclusive: bool = False) -> None:
         self.path = str(path)
-        self._db = _connect(self.path)
-        self._db.executescript(_SCHEMA)
-        # The appends waiting for the writer, and its wake-up: signalled only when the list
-        # stops being empty, so that a busy writer takes many appends for one wake-up.
-        self._pending: list[_Append] = []
+        self._lock = _lock(self.path) if exclusive else None
+        try:
+            self._db = _connect(self.path)
+            self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(tables)")}
+            with _transaction(self._db):
+                for name, kind in _ADDED:
+                    if name not in columns:
+                        self._db.execute(f"ALTER TABLE tables ADD COLUMN {name} {kind}")
+                self._db.execute("INSERT OR REPLACE INTO opened (id, at) VALUES (1, ?)", (now(),))
+        except sqlite3.Error as error:
+            if self._lock is not None:
+                self._lock.close()
+            raise StoreError(f"cannot write the database {self.path}: {error}") from None
+        # The jobs waiting for the writer, and its wake-up: signalled only when the list stops
+        # being empty, so that a busy writer takes many jobs for one wake-up.
+        self._pending: list[_Job] = []
         self._closing = False
         self._wake = threading.Condition()
         self._writer = threading.Thread(target=self._write, name="buraco-store", daemon=True)
         self._writer.start()
 
     def close(self) -> None:
-        """Finish the appends under way, stop the writer and close the file."""
+        """Finish the writes under way, stop the writer, close the file and free its lock."""
         with self._wake:
             self._closing = True
             self._wake.notify()
         self._writer.join()
         self._db.close()
+        if self._lock is not None:
+            self._lock.close()
 
-    def create(
+    async def create(
         self,
         table_id: str,
         start: GameRecord | MatchRecord,
         seats: Sequence[SeatRow],
         tokens: dict[int, str],
+        *,
+        client: str = "",
+        turn_seconds: int | None = None,
+        meta: TableMeta | None = None,
     ) -> None:
-        """Store a new table, with the digests of its human seats' ``tokens`` (seat: token)."""
+        """Store a new table, with the digests of its human seats' ``tokens`` (seat: token),
+        its creator's address ``client`` and its turn clock: all of it or nothing (one
+        transaction), committed on the writer thread when this returns (a ``sqlite3.Error``
+        if it cannot be)."""
         seat_data = json.dumps([attrs.asdict(s) for s in seats])
-        with _transaction(self._db):
-            self._db.execute(
-                "INSERT INTO tables (id, created, start, seats) VALUES (?, ?, ?, ?)",
-                (table_id, time.time(), to_json(start), seat_data),
+        meta = meta or TableMeta(now())
+        table_row = (
+            table_id,
+            meta.touched,
+            to_json(start),
+            seat_data,
+            client,
+            meta.touched,
+            turn_seconds,
+            meta.deadline,
+            json.dumps(list(meta.away)),
+        )
+        token_rows = [(token_digest(t), table_id, seat) for seat, t in tokens.items()]
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO tables (id, created, start, seats, client, touched, turn_seconds,"
+                " deadline, away) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                table_row,
             )
-            self._db.executemany(
-                "INSERT INTO tokens (digest, table_id, seat) VALUES (?, ?, ?)",
-                [(token_digest(t), table_id, seat) for seat, t in tokens.items()],
+            db.executemany(
+                "INSERT INTO tokens (digest, table_id, seat) VALUES (?, ?, ?)", token_rows
             )
 
+        await self._submit(write)
+
     async def append(
-        self, table_id: str, number: int, seat: int, seq: int, action: str, finished: bool
+        self,
+        table_id: str,
+        number: int,
+        seat: int,
+        seq: int,
+        action: str,
+        finished: bool,
+        meta: TableMeta | None = None,
     ) -> None:
         """Append move ``number`` of a table; returns once it is committed. ``finished`` marks
-        the table's game as over with it. A number or a seat's sequence number used twice is a
+        the table's game as over with it; ``meta`` replaces the table's :class:`TableMeta` in
+        the same transaction. A number or a seat's sequence number used twice is a
         ``sqlite3.IntegrityError`` and writes nothing."""
+        row = (table_id, number, seat, seq, action)
+        meta = meta or TableMeta(now())
+        update = (
+            FINISHED if finished else GOING,
+            meta.touched,
+            meta.deadline,
+            json.dumps(list(meta.away)),
+            table_id,
+        )
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO moves (table_id, number, seat, seq, action) VALUES (?, ?, ?, ?, ?)",
+                row,
+            )
+            db.execute(
+                "UPDATE tables SET finished = ?, touched = ?, deadline = ?, away = ? WHERE id = ?",
+                update,
+            )
+
+        await self._submit(write)
+
+    async def update(self, table_id: str, meta: TableMeta) -> None:
+        """Replace a table's :class:`TableMeta` (its clock ran out, or its person came back)."""
+        values = (meta.touched, meta.deadline, json.dumps(list(meta.away)), table_id)
+        await self._submit(
+            lambda db: db.execute(
+                "UPDATE tables SET touched = ?, deadline = ?, away = ? WHERE id = ?", values
+            )
+        )
+
+    async def expire(self, table_id: str) -> None:
+        """Close a table whose game goes on (:data:`EXPIRED`): it is loaded no more."""
+        await self._submit(
+            lambda db: db.execute(
+                "UPDATE tables SET finished = ? WHERE id = ? AND finished = ?",
+                (EXPIRED, table_id, GOING),
+            )
+        )
+
+    async def _submit(self, write: Callable[[sqlite3.Connection], object]) -> None:
         loop = asyncio.get_running_loop()
         done = loop.create_future()
-        item = _Append(loop, done, (table_id, number, seat, seq, action), finished)
+        item = _Job(loop, done, write)
         with self._wake:
+            if self._closing:
+                raise sqlite3.OperationalError("the store is closed")
             self._pending.append(item)
             if len(self._pending) == 1:
                 self._wake.notify()
@@ -163,29 +322,25 @@ class TableStore:
             db.close()
 
     @staticmethod
-    def _commit(db: sqlite3.Connection, batch: list[_Append]) -> None:
+    def _commit(db: sqlite3.Connection, batch: list[_Job]) -> None:
         errors: list[BaseException | None] = []
         try:
             with _transaction(db):
                 for item in batch:
-                    # A savepoint each: a move refused by the database leaves the others in.
-                    db.execute("SAVEPOINT move")
+                    # A savepoint each: a write refused by the database leaves the others in.
+                    db.execute("SAVEPOINT job")
                     try:
-                        db.execute(
-                            "INSERT INTO moves (table_id, number, seat, seq, action)"
-                            " VALUES (?, ?, ?, ?, ?)",
-                            item.row,
-                        )
-                        if item.finished:
-                            db.execute("UPDATE tables SET finished = 1 WHERE id = ?", item.row[:1])
+                        item.write(db)
                     except sqlite3.Error as refused:
-                        db.execute("ROLLBACK TO move")
+                        db.execute("ROLLBACK TO job")
                         errors.append(refused)
                     else:
                         errors.append(None)
-                    db.execute("RELEASE move")
+                    db.execute("RELEASE job")
         except sqlite3.Error as failed:  # the commit itself failed: nothing of the batch is in
             errors = [failed] * len(batch)
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")  # a failed COMMIT leaves the transaction open
         for item, outcome in zip(batch, errors, strict=True):
             item.loop.call_soon_threadsafe(_settle, item.done, outcome)
 
@@ -198,23 +353,37 @@ class TableStore:
 
     def unfinished(self) -> list[str]:
         """The ids of the tables whose game goes on, oldest first."""
-        rows = self._db.execute("SELECT id FROM tables WHERE finished = 0 ORDER BY created, id")
+        rows = self._db.execute(
+            "SELECT id FROM tables WHERE finished = ? ORDER BY created, id", (GOING,)
+        )
         return [str(r[0]) for r in rows]
 
     def count_unfinished(self) -> int:
         """How many tables' games go on."""
-        return int(self._db.execute("SELECT count(*) FROM tables WHERE finished = 0").fetchone()[0])
+        query = "SELECT count(*) FROM tables WHERE finished = ?"
+        return int(self._db.execute(query, (GOING,)).fetchone()[0])
+
+    def summary(self) -> list[tuple[str, int, float, int]]:
+        """Every table as ``(id, finished, created, moves)``, oldest first (for the operator)."""
+        rows = self._db.execute(
+            "SELECT id, finished, created, (SELECT count(*) FROM moves WHERE table_id = id)"
+            " FROM tables ORDER BY created, id"
+        )
+        return [(str(i), int(f), float(c), int(n)) for i, f, c, n in rows]
 
     def load(self, table_id: str) -> StoredTable | None:
-        """A table with all its moves, or None if there is none by that id."""
+        """A table with all its moves, or None if there is none by that id (a ``ValueError``
+        if its row cannot be read, which only a hand-edited database gives)."""
         row = self._db.execute(
-            "SELECT start, seats, finished FROM tables WHERE id = ?", (table_id,)
+            "SELECT start, seats, finished, turn_seconds, touched, created, deadline, away,"
+            " client FROM tables WHERE id = ?",
+            (table_id,),
         ).fetchone()
         if row is None:
             return None
         start = from_json(row[0])
         if not isinstance(start, GameRecord | MatchRecord):
-            raise ValueError(f"table {table_id} has no record")  # only a hand-edited database
+            raise ValueError(f"table {table_id} has no record")
         seats = tuple(SeatRow(**s) for s in json.loads(row[1]))
         moves = tuple(
             (int(seat), int(seq), str(action))
@@ -223,15 +392,50 @@ class TableStore:
                 (table_id,),
             )
         )
-        return StoredTable(table_id, start, seats, moves, bool(row[2]))
+        away = tuple(int(s) for s in json.loads(row[7]))
+        touched = float(row[4] if row[4] is not None else row[5])
+        meta = TableMeta(touched, None if row[6] is None else float(row[6]), away)
+        turn = None if row[3] is None else int(row[3])
+        return StoredTable(table_id, start, seats, moves, int(row[2]), turn, meta, str(row[8]))
+
+
+def now() -> float:
+    """The wall clock the store writes (seconds since the epoch): a turn clock's deadline must
+    mean the same after a restart, which a monotonic clock does not."""
+    return time.time()
 
 
 @attrs.frozen
-class _Append:
+class _Job:
     loop: asyncio.AbstractEventLoop
     done: asyncio.Future[None]
-    row: tuple[str, int, int, int, str]
-    finished: bool
+    write: Callable[[sqlite3.Connection], object]
+
+
+class _lock:
+    """An exclusive, non-blocking lock on ``<path>.lock`` (flock: freed by the system when the
+    process dies, so a killed server leaves no stale lock). Where the system has no flock, no
+    lock is taken."""
+
+    def __init__(self, path: str) -> None:
+        try:
+            self.file = open(path + ".lock", "a+b")  # noqa: SIM115 (held open until close)
+        except OSError as error:
+            raise StoreError(f"cannot write the database {path}: {error.strerror}") from None
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover (Windows)
+            return
+        try:
+            fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.file.close()
+            raise StoreError(
+                f"another server is using the database {path} (its lock {path}.lock is held)"
+            ) from None
+
+    def close(self) -> None:
+        self.file.close()
 
 
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:

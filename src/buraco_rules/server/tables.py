@@ -10,18 +10,28 @@ anything with a non-blocking ``send(message)``.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import logging
 import random
 import secrets
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
 import attrs
 
 from .. import variants
-from ..bots import BOT_NAMES, SEARCH_BOTS, Bot, bot_from_name
+from ..bots import (
+    BOT_NAMES,
+    SEARCH_BOTS,
+    Bot,
+    GreedyBot,
+    ISMCTSBot,
+    MonteCarloBot,
+    bot_from_name,
+)
 from ..core.actions import Action
 from ..core.errors import IllegalAction
 from ..core.quoting import describe
@@ -36,13 +46,23 @@ from ..formats import (
     from_data,
     parse_action,
     to_data,
+    to_json,
 )
 from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions, new_game
 from ..play.match import Match, new_match
-from .store import SeatRow, StoredTable, TableStore
+from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS
+from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, TableStore, now
+from .thinking import Backoff, ThinkingPool, one_line
 
-__all__ = ["Connection", "CreateError", "Table", "TableHub"]
+__all__ = [
+    "Connection",
+    "CreateError",
+    "RecordError",
+    "StorageFailed",
+    "Table",
+    "TableHub",
+]
 
 log = logging.getLogger("buraco_rules.server")
 
@@ -61,7 +81,27 @@ class Connection(Protocol):
 
 
 class CreateError(ValueError):
-    """A request for a new table that the hub refuses (the message says why)."""
+    """A request for a new table that the hub refuses (the message says why; ``status`` and
+    ``code`` are the HTTP answer's)."""
+
+    def __init__(self, message: str, *, status: int = 400, code: str = "bad-table") -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class StorageFailed(Exception):
+    """A table the store could not write (a full disk, an unwritable file): nothing of it was
+    kept."""
+
+
+class RecordError(ValueError):
+    """A record the hub will not give: ``code`` is ``bad-token`` (the token opens no seat of
+    that table) or ``not-over`` (its hands are still hidden)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @attrs.define(eq=False)
@@ -87,6 +127,23 @@ class Table:
     lock: asyncio.Lock = attrs.Factory(asyncio.Lock)
     rng: random.Random = attrs.Factory(lambda: random.Random(secrets.randbits(64)))
     bot_task: asyncio.Task[None] | None = None
+    turn_seconds: int | None = None
+    """The turn clock: the seconds a human seat has for a turn (None: no clock)."""
+    deadline: float | None = None
+    """When the clock of the seat to move runs out (wall-clock seconds); None if none runs."""
+    away: set[int] = attrs.Factory(set)
+    """The human seats a bot plays because their clock ran out, until their person moves."""
+    touched: float = attrs.Factory(now)
+    """When the table last moved (or was created): its expiry counts from here."""
+    client: str = ""
+    """The address of the table's creator."""
+    notice: Message | None = None
+    """A table-wide problem its people are told of (a move not stored, a bot retrying)."""
+    hand_starts: list[int] = attrs.Factory(lambda: [0])
+    """The number of the first move of each hand (a match has several)."""
+    closed: bool = False
+    """Expired: the table's game was closed unfinished and it takes no move any more."""
+    timer: asyncio.TimerHandle | None = None
 
     @property
     def hand(self) -> GameState:
@@ -102,6 +159,32 @@ class Table:
     def players(self) -> int:
         """The number of seats."""
         return len(self.seats)
+
+    def meta(self) -> TableMeta:
+        """What the store keeps of the table beside its moves."""
+        return TableMeta(self.touched, self.deadline, tuple(sorted(self.away)))
+
+    def move_data(self, number: int) -> Message:
+        """Move ``number`` as the protocol shows it: its seat, notation and 1-based hand."""
+        seat, action = self.moves[number]
+        hand = bisect.bisect_right(self.hand_starts, number)
+        return {"number": number, "seat": seat, "action": action, "hand": hand}
+
+    def welcome(self, seat: int) -> Message:
+        """What a connection that joins ``seat`` is sent first (its view follows): the table,
+        the seat's next sequence number, the turn clock and every move of the hand in play."""
+        return {
+            "type": "welcome",
+            "table": self.id,
+            "seat": seat,
+            "players": self.players,
+            "variant": self.hand.rules.name,
+            "title": self.hand.rules.title,
+            "match": isinstance(self.state, Match),
+            "next_seq": self.seats[seat].last_seq + 1,
+            "turn_seconds": self.turn_seconds,
+            "log": [self.move_data(n) for n in range(self.hand_starts[-1], len(self.moves))],
+        }
 
     def scores(self) -> list[tuple[TeamScore, TeamScore]]:
         """The scores of the hands finished so far."""
@@ -148,10 +231,14 @@ class Table:
         }
 
     def _public(self) -> Message:
-        last = None
-        if self.moves:
-            last_seat, last_action = self.moves[-1]
-            last = {"seat": last_seat, "action": last_action}
+        last = self.move_data(len(self.moves) - 1) if self.moves else None
+        clock = None
+        if self.deadline is not None and self.turn_seconds is not None and not self.is_over:
+            clock = {
+                "seat": self.hand.current_player,
+                "turn_seconds": self.turn_seconds,
+                "remaining": round(max(0.0, self.deadline - now()), 1),
+            }
         match = None
         if isinstance(self.state, Match):
             match = {
@@ -168,7 +255,9 @@ class Table:
             "last": last,
             "scores": [[_score_data(s) for s in pair] for pair in self.scores()],
             "match": match,
-            "seats": [_seat_data(s) for s in self.seats],
+            "seats": [_seat_data(s, n in self.away) for n, s in enumerate(self.seats)],
+            "clock": clock,
+            "notice": self.notice,
         }
 
     def broadcast(self) -> None:
@@ -190,8 +279,13 @@ def _score_data(team: TeamScore) -> Message:
     return data
 
 
-def _seat_data(seat: _Seat) -> Message:
-    return {"kind": seat.kind, "bot": seat.bot_name, "connected": bool(seat.connections)}
+def _seat_data(seat: _Seat, away: bool) -> Message:
+    return {
+        "kind": seat.kind,
+        "bot": seat.bot_name,
+        "connected": bool(seat.connections),
+        "away": away,
+    }
 
 
 class TableHub:
@@ -199,10 +293,18 @@ class TableHub:
 
     ``bot_delay`` is the pause, in seconds, before each bot move (so a person can follow the
     game); ``max_tables`` caps the unfinished tables, so that a flood of creations cannot fill
-    the disk. ``search_budget`` is the thinking budget of every search bot seated (MonteCarloBot,
-    ISMCTSBot), as a bot's name carries it: ``"0.25s"`` (CPU seconds a decision) or ``"200"``
-    (sampled deals a decision); None leaves them at their defaults. It is the server's to set,
-    not a player's (a player names the bot only), and a bad one is a ``ValueError`` here.
+    the disk, and ``max_tables_per_client`` those one address created. ``search_budget`` is the
+    thinking budget of every search bot seated (MonteCarloBot, ISMCTSBot), as a bot's name
+    carries it: ``"0.25s"`` (CPU seconds a decision) or ``"200"`` (sampled deals a decision);
+    None leaves them at their defaults. It is the server's to set, not a player's (a player
+    names the bot only), and a bad one is a ``ValueError`` here; ``search_threads`` search
+    decisions run at once, whatever the number of tables (the others wait their turn), and none
+    takes more than ``decision_seconds`` of CPU (None: no cap beyond the budget).
+
+    ``turn_seconds`` is the turn clock of a table with two human seats or more whose request
+    names none (None: no clock); a table with one human seat has none unless asked.
+    ``expire_after`` is the seconds an unfinished table may go without a move before it is
+    closed (None: never).
     """
 
     def __init__(
@@ -211,7 +313,12 @@ class TableHub:
         *,
         bot_delay: float = 0.5,
         max_tables: int = 1000,
+        max_tables_per_client: int = 20,
         search_budget: object = None,
+        search_threads: int = 1,
+        decision_seconds: float | None = 1.0,
+        turn_seconds: int | None = DEFAULT_TURN_SECONDS,
+        expire_after: float | None = 24 * 3600.0,
     ) -> None:
         if search_budget is not None:
             if not isinstance(search_budget, str):
@@ -220,18 +327,42 @@ class TableHub:
         self.store = store
         self.bot_delay = bot_delay
         self.max_tables = max_tables
+        self.max_tables_per_client = max_tables_per_client
         self.search_budget: str | None = search_budget
+        self.decision_seconds = decision_seconds
+        self.turn_seconds = turn_seconds
+        self.expire_after = expire_after
         self.tables: dict[str, Table] = {}
+        self.going: dict[str, str] = {}
+        """The unfinished tables' ids, each with its creator's address (counted here, not in
+        the database, at each creation)."""
+        self.per_client: Counter[str] = Counter()
+        self.set_aside: dict[str, str] = {}
+        """The tables that could not be loaded, each with the reason (see the log)."""
+        self.pool = ThinkingPool(search_threads)
+        self._away_bot = GreedyBot()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._expiry: asyncio.Task[None] | None = None
 
     # -- tables ---------------------------------------------------------------------------
 
-    def create(self, request: object) -> Message:
-        """Create a table from a request (see the docs' ``POST /api/tables``); the answer
-        holds each human seat's token, which is shown this once and never stored."""
-        spec = _read_spec(request)
-        if self.store.count_unfinished() >= self.max_tables:
+    async def create(self, request: object, *, client: str = "") -> Message:
+        """Create a table from a request (see the docs' ``POST /api/tables``) sent from the
+        address ``client``; the answer holds each human seat's token, which is shown this once
+        and never stored. A :class:`CreateError` for a bad request or a full server, a
+        :class:`StorageFailed` if the store cannot keep it."""
+        rules, players, kinds, is_match, turn = _read_spec(request)
+        if len(self.going) >= self.max_tables:
             raise CreateError(f"the server already holds {self.max_tables} unfinished tables")
-        rules, players, kinds, is_match = spec
+        if self.per_client[client] >= self.max_tables_per_client:
+            raise CreateError(
+                f"one address may hold {self.max_tables_per_client} unfinished tables: "
+                "finish one first",
+                status=429,
+                code="too-many-tables",
+            )
+        if turn is _UNSET:  # tables of friends (one person, with bots) have no clock
+            turn = self.turn_seconds if kinds.count("human") >= 2 else None
         seed = secrets.randbits(128)
         start: GameRecord | MatchRecord
         state: GameState | Match
@@ -244,10 +375,34 @@ class TableHub:
         table_id = secrets.token_hex(8)
         rows = [SeatRow("human") if k == "human" else SeatRow("bot", k) for k in kinds]
         tokens = {s: secrets.token_urlsafe(32) for s, k in enumerate(kinds) if k == "human"}
-        self.store.create(table_id, start, rows, tokens)
-        table = Table(table_id, start, state, [_new_seat(r, self.search_budget) for r in rows])
+        table = Table(
+            table_id,
+            start,
+            state,
+            [_new_seat(r, self.search_budget, self.decision_seconds) for r in rows],
+        )
+        table.turn_seconds = turn if isinstance(turn, int) else None
+        table.client = client
+        table.deadline = self._deadline(table, state, turn_changed=True)
+        # Counted before the commit, which yields: creations under way count toward the caps.
+        self._count(table_id, client)
+        try:
+            await self.store.create(
+                table_id,
+                start,
+                rows,
+                tokens,
+                client=client,
+                turn_seconds=table.turn_seconds,
+                meta=table.meta(),
+            )
+        except sqlite3.Error as error:
+            self._uncount(table_id)
+            log.warning("a table was not stored: %s", one_line(error))
+            raise StorageFailed("the table could not be saved; try again later") from None
         self.tables[table_id] = table
         log.info("table %s created: %s, %d players, seats %s", table_id, rules.name, players, kinds)
+        self._arm(table)
         self.wake_bots(table)
         seats: list[Message] = []
         for s, row in enumerate(rows):
@@ -259,45 +414,105 @@ class TableHub:
             "variant": rules.name,
             "players": players,
             "match": is_match,
+            "turn_seconds": table.turn_seconds,
             "seats": seats,
         }
 
+    def _count(self, table_id: str, client: str) -> None:
+        self.going[table_id] = client
+        self.per_client[client] += 1
+
+    def _uncount(self, table_id: str) -> None:
+        client = self.going.pop(table_id, None)
+        if client is not None:
+            self.per_client[client] -= 1
+            if self.per_client[client] <= 0:
+                del self.per_client[client]
+
     def load_unfinished(self) -> int:
-        """Load every unfinished table from the store by replaying its record; how many."""
+        """Load every unfinished table from the store by replaying its record; how many. A
+        table that cannot be loaded is logged once (its id and why) and set aside
+        (:attr:`set_aside`): the others are served all the same."""
         count = 0
         for table_id in self.store.unfinished():
-            if self._load(table_id) is not None:
+            table = self._load_now(table_id)
+            if table is not None and not table.is_over:
+                self._count(table_id, table.client)
                 count += 1
         return count
 
-    def _load(self, table_id: str) -> Table | None:
-        table = self.tables.get(table_id)
-        if table is not None:
-            return table
-        stored = self.store.load(table_id)
-        if stored is None:
+    def _load_now(self, table_id: str) -> Table | None:
+        try:
+            stored = self.store.load(table_id)
+            table = (
+                None
+                if stored is None
+                else _table_of(stored, self.search_budget, self.decision_seconds)
+            )
+        except Exception as error:  # any table the store cannot give back: set aside, go on
+            self._set_aside(table_id, error)
             return None
-        table = _table_of(stored, self.search_budget)
-        self.tables[table_id] = table
+        if table is not None:
+            self.tables[table_id] = table
         return table
 
-    def find(self, token: str, table_id: str | None = None) -> tuple[Table, int] | None:
+    def _set_aside(self, table_id: str, error: BaseException) -> None:
+        reason = one_line(error)
+        self.set_aside[table_id] = reason
+        log.error("table %s set aside, it cannot be loaded: %s", table_id, reason)
+
+    async def find(self, token: str, table_id: str | None = None) -> tuple[Table, int] | None:
         """The table and seat a token opens (and, if ``table_id`` is given, only on that
-        table), or None."""
+        table), or None. A finished table not in memory is replayed off the event loop."""
         found = self.store.seat_of(token)
         if found is None or (table_id is not None and found[0] != table_id):
             return None
-        table = self._load(found[0])
-        return None if table is None else (table, found[1])
+        table = self.tables.get(found[0])
+        if table is None and found[0] not in self.set_aside:
+            table = await self._load_later(found[0])
+        return None if table is None or table.closed else (table, found[1])
+
+    async def _load_later(self, table_id: str) -> Table | None:
+        try:
+            stored = self.store.load(table_id)
+            if stored is None or stored.finished == EXPIRED:
+                return None
+            table = await asyncio.to_thread(
+                _table_of, stored, self.search_budget, self.decision_seconds
+            )
+        except Exception as error:
+            self._set_aside(table_id, error)
+            return None
+        return self.tables.setdefault(table_id, table)  # another join may have loaded it
+
+    async def record(self, table_id: str, token: str) -> str:
+        """The record of a table whose game is over, as ``to_json`` writes it, for a token of
+        one of its seats (a :class:`RecordError` otherwise)."""
+        found = self.store.seat_of(token)
+        if found is None or found[0] != table_id:
+            raise RecordError("bad-token", "no seat of this table has that token")
+        stored = self.store.load(table_id)
+        if stored is None or stored.finished != FINISHED:
+            raise RecordError("not-over", "the record is given once the game is over")
+        return await asyncio.to_thread(_final_record, stored)
 
     def start(self) -> None:
-        """Start the bots of every loaded table whose turn is a bot's (call on the loop)."""
+        """Start the bots, turn clocks and expiry of every loaded table (call on the loop)."""
         for table in self.tables.values():
+            self._arm(table)
             self.wake_bots(table)
+        if self.expire_after is not None:
+            self._expiry = asyncio.get_running_loop().create_task(self._expire_loop())
 
     async def stop(self) -> None:
-        """Stop every bot task."""
+        """Stop every bot task, turn clock and the expiry."""
         tasks = [t.bot_task for t in self.tables.values() if t.bot_task is not None]
+        tasks += list(self._tasks)
+        if self._expiry is not None:
+            tasks.append(self._expiry)
+        for table in self.tables.values():
+            if table.timer is not None:
+                table.timer.cancel()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -305,7 +520,8 @@ class TableHub:
     # -- seats ----------------------------------------------------------------------------
 
     def join(self, table: Table, seat: int, connection: Connection) -> None:
-        """Add a connection to a seat and send it the seat's view."""
+        """Add a connection to a seat and send it the seat's view (the other seats see it
+        connected in their next view)."""
         table.seats[seat].connections.add(connection)
         connection.send(table.view_text(seat))
 
@@ -313,17 +529,26 @@ class TableHub:
         """Remove a connection from its seat; a finished table that nobody watches any more
         leaves the memory (it is loaded again from the store if a seat comes back)."""
         table.seats[seat].connections.discard(connection)
-        if table.is_over and not any(s.connections for s in table.seats):
-            self.tables.pop(table.id, None)
+        nobody = not any(s.connections for s in table.seats)
+        if table.is_over and nobody and self.tables.get(table.id) is table:
+            del self.tables[table.id]
 
     async def move(
         self, table: Table, seat: int, seq: int, action: object, connection: Connection
     ) -> None:
         """Play one move sent by ``seat`` with sequence number ``seq``: answer ``accepted``
         (then every seat gets its view) or ``refused`` with the engine's code and message, to
-        that connection alone. A sequence number already accepted is answered again, unplayed."""
+        that connection alone. A sequence number already accepted is answered again, unplayed.
+        A seat that was away is back (a bot stops playing it) with any move it sends."""
         async with table.lock:
+            if table.closed:
+                connection.send(
+                    {"type": "error", "code": "expired", "message": "this table was closed"}
+                )
+                return
             place = table.seats[seat]
+            if seat in table.away:
+                await self._come_back(table, seat)
             if seq <= place.last_seq:
                 answer = _resent(place, seq, action)
                 connection.send(answer)
@@ -358,81 +583,277 @@ class TableHub:
             table.broadcast()
         self.wake_bots(table)
 
+    async def _come_back(self, table: Table, seat: int) -> None:
+        """The person of an away seat is back: the bot leaves it, and its clock starts again
+        if it is its turn (stored now; kept in memory if the store fails)."""
+        table.away.discard(seat)
+        table.deadline = self._deadline(table, table.state, turn_changed=True)
+        self._arm(table)
+        try:
+            await self.store.update(table.id, table.meta())
+        except sqlite3.Error as error:
+            log.warning("table %s: the seat back not stored: %s", table.id, one_line(error))
+        table.broadcast()
+
     async def _commit(
         self, table: Table, seat: int, seq: int, action: Action, after: GameState | Match
     ) -> bool:
         """Store the move, then take it into the table (in that order: nobody hears of a move
         the store does not hold). Called under the table's lock, so the table's next move waits
-        for this commit, while other tables play on."""
+        for this commit, while other tables play on. A move that cannot be stored sets the
+        table's notice (the people are told); the next stored move clears it."""
         notation = format_action(action)
+        changed = _turn_of(after) != _turn_of(table.state)
+        deadline = self._deadline(table, after, turn_changed=changed)
+        touched = now()
+        meta = TableMeta(touched, deadline, tuple(sorted(table.away)))
+        number = len(table.moves)
         try:
-            await self.store.append(table.id, len(table.moves), seat, seq, notation, after.is_over)
-        except sqlite3.Error:
-            log.exception("table %s: move %d not stored", table.id, len(table.moves))
+            await self.store.append(table.id, number, seat, seq, notation, after.is_over, meta)
+        except sqlite3.Error as error:
+            log.warning("table %s: move %d not stored: %s", table.id, number, one_line(error))
+            if table.notice is None or table.notice["code"] != "storage-failed":
+                table.notice = {
+                    "code": "storage-failed",
+                    "message": "moves cannot be saved right now; retrying",
+                }
+                table.broadcast()
             return False
+        if _hands(after) > _hands(table.state) and not after.is_over:
+            table.hand_starts.append(number + 1)
         table.state = after
         table.moves.append((seat, notation))
+        table.touched, table.deadline = touched, deadline
+        table.notice = None
         place = table.seats[seat]
         place.last_seq = seq
         place.history[seq] = notation
+        self._arm(table)
         if after.is_over:
+            self._uncount(table.id)
             log.info("table %s: game over after %d moves", table.id, len(table.moves))
         return True
 
+    # -- turn clock -----------------------------------------------------------------------
+
+    def _deadline(
+        self, table: Table, state: GameState | Match, *, turn_changed: bool
+    ) -> float | None:
+        """The clock's deadline once the table is at ``state``: a fresh one for a human seat
+        whose turn begins, the running one for a turn that goes on, none for a bot's turn."""
+        if table.turn_seconds is None or state.is_over:
+            return None
+        seat = (state.hand if isinstance(state, Match) else state).current_player
+        if table.seats[seat].kind != "human" or seat in table.away:
+            return None
+        if turn_changed or table.deadline is None:
+            return now() + table.turn_seconds
+        return table.deadline
+
+    def _arm(self, table: Table) -> None:
+        """Set the table's timer for its deadline (and cancel the last one)."""
+        if table.timer is not None:
+            table.timer.cancel()
+            table.timer = None
+        if table.deadline is None or table.closed:
+            return
+        loop = asyncio.get_running_loop()
+        table.timer = loop.call_later(max(0.0, table.deadline - now()), self._spawn, table)
+
+    def _spawn(self, table: Table) -> None:
+        task = asyncio.get_running_loop().create_task(self._time_out(table))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _time_out(self, table: Table) -> None:
+        """The seat to move ran out of time: a bot plays it until its person moves again."""
+        async with table.lock:
+            deadline = table.deadline
+            if deadline is None or table.closed or table.is_over:
+                return
+            if now() < deadline:  # moved on meanwhile: the timer is set again
+                self._arm(table)
+                return
+            seat = table.hand.current_player
+            table.away.add(seat)
+            table.deadline = None
+            log.info("table %s: seat %d ran out of time, a bot plays it", table.id, seat)
+            try:
+                await self.store.update(table.id, table.meta())
+            except sqlite3.Error as error:  # kept in memory: the next move stores it
+                log.warning("table %s: the away seat not stored: %s", table.id, one_line(error))
+            table.broadcast()
+        self.wake_bots(table)
+
+    # -- expiry ---------------------------------------------------------------------------
+
+    async def _expire_loop(self) -> None:
+        limit = self.expire_after
+        if limit is None:
+            return
+        every = min(60.0, limit / 4)
+        while True:
+            await asyncio.sleep(every)
+            await self.expire(now() - limit)
+
+    async def expire(self, before: float) -> int:
+        """Close every unfinished table that has not moved since ``before`` (wall-clock
+        seconds): its game is not scored, its slot is freed, its seats are told (notice
+        ``expired``) and their links open it no more. How many were closed."""
+        closed = 0
+        for table_id in list(self.going):
+            table = self.tables.get(table_id)
+            if table is None or table.touched >= before:
+                continue
+            async with table.lock:
+                if table.touched >= before or table.is_over or table.closed:
+                    continue
+                try:
+                    await self.store.expire(table_id)
+                except sqlite3.Error as error:
+                    log.warning("table %s: not expired: %s", table_id, one_line(error))
+                    continue
+                table.closed = True
+                table.deadline = None
+                self._arm(table)
+                if table.bot_task is not None:
+                    table.bot_task.cancel()
+                self._uncount(table_id)
+                self.tables.pop(table_id, None)
+                table.notice = {"code": "expired", "message": "this table was closed: no move"}
+                table.broadcast()
+                log.info("table %s expired after %d moves", table_id, len(table.moves))
+                closed += 1
+        return closed
+
     # -- bots -----------------------------------------------------------------------------
+
+    def _bot_of(self, table: Table, seat: int) -> Bot | None:
+        """The bot that plays ``seat`` now: its own, the away seat's, or None (a person)."""
+        place = table.seats[seat]
+        if place.bot is not None:
+            return place.bot
+        return self._away_bot if seat in table.away else None
 
     def wake_bots(self, table: Table) -> None:
         """Start the table's bot task if a bot is to move and none runs."""
-        if table.is_over or table.seats[table.hand.current_player].kind != "bot":
+        if table.is_over or table.closed or self._bot_of(table, table.hand.current_player) is None:
             return
         if table.bot_task is None or table.bot_task.done():
-            table.bot_task = asyncio.get_running_loop().create_task(self._bots(table))
-
-    async def _bots(self, table: Table) -> None:
-        try:
-            await self._play_bots(table)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # a bot that fails stops its table's bots, not the server
-            log.exception("table %s: a bot failed", table.id)
+            table.bot_task = asyncio.get_running_loop().create_task(self._play_bots(table))
 
     async def _play_bots(self, table: Table) -> None:
+        """Play the table's bots while one is to move. A bot that fails, or a move the store
+        refuses, is tried again after a growing pause (bounded), the people told meanwhile:
+        nothing but the end of the game (or of the server) stops a table's bots."""
+        backoff = Backoff()
         while True:
-            await asyncio.sleep(self.bot_delay)
+            await asyncio.sleep(backoff.pause(self.bot_delay))
             async with table.lock:
                 seat = table.hand.current_player
+                bot = self._bot_of(table, seat)
+                if table.is_over or table.closed or bot is None:
+                    return
+                try:
+                    chosen = await self._think(table, seat, bot)
+                    after = apply(table.state, chosen, player=seat)
+                except Exception as error:  # a bot's failure, not the server's: retried
+                    if backoff.failures == 0:
+                        log.exception("table %s: a bot failed", table.id)
+                    else:
+                        log.warning("table %s: a bot failed again: %s", table.id, one_line(error))
+                    backoff.failed()
+                    if table.notice is None:
+                        table.notice = {
+                            "code": "bot-retrying",
+                            "message": "a bot could not move; retrying",
+                        }
+                        table.broadcast()
+                    continue
                 place = table.seats[seat]
-                if table.is_over or place.bot is None:
-                    return
-                seen = view(table.hand, seat)
-                if place.bot_name in SEARCH_BOTS:  # slow: keep the loop serving other tables
-                    chosen = await asyncio.to_thread(place.bot.choose, seen, table.rng)
-                else:
-                    chosen = place.bot.choose(seen, table.rng)
-                after = apply(table.state, chosen, player=seat)
                 if not await self._commit(table, seat, place.last_seq + 1, chosen, after):
-                    return
+                    backoff.failed()
+                    continue
+                backoff.reset()
                 table.broadcast()
 
+    async def _think(self, table: Table, seat: int, bot: Bot) -> Action:
+        seen = view(table.hand, seat)
+        name = table.seats[seat].bot_name
+        if name not in SEARCH_BOTS:
+            return bot.choose(seen, table.rng)
+        # Slow: in the pool of a few threads, so that the loop serves other tables and no
+        # number of search bots takes more than the pool's share of the machine.
+        return await self.pool.run(bot.choose, seen, table.rng)
 
-def _new_seat(row: SeatRow, search_budget: str | None = None) -> _Seat:
+
+def _turn_of(state: GameState | Match) -> tuple[int, int]:
+    """Whose turn, and in which hand: a change of either starts a turn clock afresh."""
+    hand = state.hand if isinstance(state, Match) else state
+    return (_hands(state), hand.current_player)
+
+
+def _final_record(stored: StoredTable) -> str:
+    """The record of a finished table with its scores, as ``to_json`` writes it."""
+    final = stored.replay()
+    record: GameRecord | MatchRecord = stored.record()
+    if isinstance(final, Match):
+        record = attrs.evolve(record, scores=final.scores)  # type: ignore[arg-type]
+    else:
+        record = attrs.evolve(record, scores=score(final))  # type: ignore[arg-type]
+    return to_json(record)
+
+
+def _new_seat(
+    row: SeatRow, search_budget: str | None = None, decision_seconds: float | None = None
+) -> _Seat:
     if row.kind == "bot" and row.bot is not None:
         name = row.bot
         if search_budget is not None and name in SEARCH_BOTS:
             name = f"{name}:{search_budget}"
-        return _Seat("bot", bot_from_name(name), row.bot)
+        bot = bot_from_name(name)
+        return _Seat("bot", _capped(bot, decision_seconds), row.bot)
     return _Seat("human", None, None)
 
 
-def _table_of(stored: StoredTable, search_budget: str | None) -> Table:
-    seats = [_new_seat(r, search_budget) for r in stored.seats]
-    table = Table(stored.id, stored.start, stored.replay(), seats)
+def _capped(bot: Bot, seconds: float | None) -> Bot:
+    """A search bot with the server's cap of CPU seconds a decision: it stops at its budget of
+    deals or at the cap, whichever comes first."""
+    if seconds is None or not isinstance(bot, ISMCTSBot | MonteCarloBot):
+        return bot
+    if bot.seconds is not None and bot.seconds <= seconds:
+        return bot
+    return attrs.evolve(bot, seconds=seconds)
+
+
+def _table_of(
+    stored: StoredTable, search_budget: str | None, decision_seconds: float | None = None
+) -> Table:
+    """A stored table made live: its record replayed (slow for a long match: call it off the
+    event loop once the server serves)."""
+    seats = [_new_seat(r, search_budget, decision_seconds) for r in stored.seats]
+    states = stored.replay_all()
+    table = Table(stored.id, stored.start, states[-1], seats)
+    table.turn_seconds = stored.turn_seconds
+    table.deadline = stored.meta.deadline
+    table.away = set(stored.meta.away)
+    table.touched = stored.meta.touched
+    table.client = stored.client
+    table.closed = stored.finished == EXPIRED
+    for number in range(1, len(states)):
+        if _hands(states[number]) > _hands(states[number - 1]) and not states[number].is_over:
+            table.hand_starts.append(number)
     for seat, seq, action in stored.moves:
         table.moves.append((seat, action))
         place = table.seats[seat]
         place.last_seq = seq
         place.history[seq] = action
     return table
+
+
+def _hands(state: GameState | Match) -> int:
+    """How many hands of a match are over (0 for a single hand)."""
+    return len(state.finished_hands) if isinstance(state, Match) else 0
 
 
 def _read_action(action: object, table: Table, seat: int) -> Action:
@@ -471,10 +892,13 @@ def _resent(place: _Seat, seq: int, action: object) -> Message:
     }
 
 
-def _read_spec(request: object) -> tuple[Any, int, list[str], bool]:
+_UNSET: Final = object()
+
+
+def _read_spec(request: object) -> tuple[Any, int, list[str], bool, object]:
     if not isinstance(request, dict):
         raise CreateError("a table request is a JSON object")
-    unknown = set(request) - {"variant", "players", "seats", "match", "options"}
+    unknown = set(request) - {"variant", "players", "seats", "match", "options", "turn_seconds"}
     if unknown:
         raise CreateError(f"unknown fields {sorted(unknown)[:5]}")
     name = request.get("variant", "canasta-stbl")
@@ -504,4 +928,14 @@ def _read_spec(request: object) -> tuple[Any, int, list[str], bool]:
     is_match = request.get("match", False)
     if type(is_match) is not bool:
         raise CreateError("match must be true (a match, R20) or false (a single hand)")
-    return rules, players, list(kinds), is_match
+    turn = request.get("turn_seconds", _UNSET)
+    if (
+        turn is not _UNSET
+        and turn is not None
+        and (type(turn) is not int or not MIN_TURN_SECONDS <= turn <= MAX_TURN_SECONDS)
+    ):
+        raise CreateError(
+            f"turn_seconds must be null (no turn clock) or {MIN_TURN_SECONDS} to "
+            f"{MAX_TURN_SECONDS} seconds"
+        )
+    return rules, players, list(kinds), is_match, turn

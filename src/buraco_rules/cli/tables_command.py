@@ -1,0 +1,75 @@
+"""``buraco-rules tables``: the operator's list of a server's tables, read from its SQLite file
+(with the server running or not): each table's state, moves and age, and why a table that cannot
+be loaded was set aside.
+
+Imported by the command line for every subcommand, so it imports the server's store only when
+run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+__all__ = ["add_parser", "run"]
+
+_STATES = {0: "playing", 1: "over", 2: "expired"}
+
+
+def add_parser(commands: Any) -> None:
+    """Add ``tables`` to the subcommands."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "tables",
+        help="list a game server's tables (its SQLite file), and those it set aside",
+        description="List every table in a server's SQLite file: id, state (playing, over, "
+        "expired, or set aside with the reason: a table the server cannot load), moves and "
+        "age. Reads only; safe while the server runs.",
+    )
+    parser.add_argument(
+        "--db", default="buraco.sqlite", help="the SQLite file (default buraco.sqlite)"
+    )
+    parser.set_defaults(run=run, parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the tables; 2 if the file cannot be read."""
+    import sqlite3
+    from pathlib import Path
+
+    from ..server.store import GOING, StoreError, TableStore
+    from ..server.thinking import one_line
+
+    if not Path(args.db).is_file():
+        print(f"buraco-rules tables: no database {args.db}", file=sys.stderr)
+        return 2
+    try:
+        store = TableStore(args.db)
+    except StoreError as error:
+        print(f"buraco-rules tables: {error}", file=sys.stderr)
+        return 2
+    try:
+        print(f"{'table':<18} {'state':<10} {'moves':>6} {'age':>8}")
+        for table_id, finished, created, moves in store.summary():
+            state = _STATES.get(finished, "?")
+            if finished == GOING:
+                try:
+                    stored = store.load(table_id)
+                    if stored is not None:
+                        stored.replay()
+                except (Exception, sqlite3.Error) as error:  # what the server sets aside
+                    state = f"set aside: {one_line(error)}"
+            age = _age(time.time() - created)
+            print(f"{table_id:<18} {state:<10} {moves:>6} {age:>8}")
+    finally:
+        store.close()
+    return 0
+
+
+def _age(seconds: float) -> str:
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} d"

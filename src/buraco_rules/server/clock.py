@@ -1,0 +1,22 @@
+"""The turn clock's bounds: the seconds a table's request may give a turn.
+
+A table's clock is set when it is created (``turn_seconds``); the hub keeps the running
+deadline, stores it with every move and plays an away seat with a bot (see
+:class:`~buraco_rules.server.tables.TableHub`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["DEFAULT_TURN_SECONDS", "MAX_TURN_SECONDS", "MIN_TURN_SECONDS"]
+
+MIN_TURN_SECONDS: Final = 15
+"""The shortest turn a table's request may ask for."""
+
+MAX_TURN_SECONDS: Final = 3600
+"""The longest turn a table's request may ask for."""
+
+DEFAULT_TURN_SECONDS: Final = 120
+"""The clock of a table with two human seats or more whose request names none (a table of one
+person and bots has none: nobody waits for anybody)."""

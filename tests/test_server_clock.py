@@ -1,0 +1,94 @@
+"""The turn clock: a seat whose time runs out is played by a bot from its view (``away``) until
+its person moves again, and the deadline and the away seats are stored, so a restart keeps them.
+The clock here is one second (the server's default for tables of two people, as an operator may
+set it; a table's own request may ask for 15 seconds at least)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+
+from buraco_rules.server import create_app
+from buraco_rules.server.store import TableStore
+from buraco_rules.server.tables import TableHub
+
+with warnings.catch_warnings():  # starlette's note about httpx's successor
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _until(ws: Any, check: Any, limit: int = 400) -> dict[str, Any]:
+    """The first view that passes ``check`` (bounded: a clock that never runs out fails)."""
+    for _ in range(limit):
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] == "view" and check(message):
+            return message
+    raise AssertionError("no such view")
+
+
+def test_a_seat_out_of_time_is_played_by_a_bot_until_its_person_moves(tmp_path: Path) -> None:
+    db = tmp_path / "clock.sqlite"
+    app = create_app(db, bot_delay=0.05, rate=1000, turn_seconds=1)
+    with TestClient(app) as client:
+        created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        assert created["turn_seconds"] == 1
+        alone = client.post("/api/tables", json={"seats": ["human", "greedy"]}).json()
+        assert alone["turn_seconds"] is None  # one person and a bot: nobody waits
+        with client.websocket_connect("/ws") as ws:
+            token = created["seats"][0]["token"]
+            ws.send_json({"type": "join", "token": token, "table": created["table"]})
+            welcome = ws.receive_json()
+            assert welcome["turn_seconds"] == 1 and welcome["log"] == []
+            first = ws.receive_json()
+            assert first["clock"]["seat"] == 0 and 0 <= first["clock"]["remaining"] <= 1
+            assert first["seats"][0] == {
+                "kind": "human", "bot": None, "connected": True, "away": False
+            }  # fmt: skip
+            assert first["seats"][1]["connected"] is False
+            # Seat 0 does not move: its clock runs out and a bot plays its turn (draw, discard).
+            taken = _until(ws, lambda v: v["seats"][0]["away"] and v["number"] >= 2)
+            assert taken["last"]["seat"] == 0 and taken["next_seq"] >= 3
+            # Its person is back: any move from the seat (here a sequence number the bot used).
+            ws.send_json({"type": "move", "seq": 1, "action": "draw"})
+            back = _until(ws, lambda v: not v["seats"][0]["away"])
+            assert back["seats"][0]["away"] is False
+    hub: TableHub = app.state.hub  # type: ignore[attr-defined]
+    table = hub.tables[created["table"]]
+    store = TableStore(db)
+    try:  # what a restart finds: the deadline and the away seats as they were
+        stored = store.load(created["table"])
+        assert stored is not None
+        assert stored.meta.deadline == table.deadline and set(stored.meta.away) == table.away
+        assert [m[2] for m in stored.moves] == [a for _, a in table.moves]
+    finally:
+        store.close()
+
+
+def test_an_away_seat_stays_away_across_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "again.sqlite"
+    with TestClient(create_app(db, bot_delay=600, rate=1000, turn_seconds=1)) as client:
+        created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        with client.websocket_connect("/ws") as ws:
+            token = created["seats"][0]["token"]
+            ws.send_json({"type": "join", "token": token, "table": created["table"]})
+            ws.receive_json()
+            # A bot is to play seat 0 (its clock ran out) but waits its long delay: restart.
+            away = _until(ws, lambda v: v["seats"][0]["away"])
+            assert away["clock"] is None and away["number"] == 0
+    again = TestClient(create_app(db, bot_delay=0.05, rate=1000, turn_seconds=1))
+    with again as client, client.websocket_connect("/ws") as ws:
+        token = created["seats"][1]["token"]
+        ws.send_json({"type": "join", "token": token, "table": created["table"]})
+        ws.receive_json()
+        first = ws.receive_json()
+        assert first["seats"][0]["away"] is True  # still away after the restart
+        # ...and its bot plays on, without a new clock to run out first.
+        played = _until(ws, lambda v: v["number"] >= 1)
+        assert played["last"]["seat"] == 0

@@ -1,0 +1,270 @@
+"""A server you can leave running: every kind of table reloads (a match past its first hand
+included), a table that cannot be loaded is set aside and the others served, the record of a
+finished table is given to its seats, and a database the server cannot use is refused with one
+line before serving."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+
+import buraco_rules as br
+from buraco_rules import variants
+from buraco_rules.bots import GreedyBot
+from buraco_rules.cli import main
+from buraco_rules.server import create_app
+from buraco_rules.server.store import SeatRow, StoreError, TableStore
+from buraco_rules.server.tables import TableHub
+
+with warnings.catch_warnings():  # starlette's note about httpx's successor
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _played_match(hands: int) -> tuple[br.Match, list[str]]:
+    """A two-player Italian match played by GreedyBot until ``hands`` hands are over (and a
+    few moves into the next one, if the match goes on)."""
+    match = br.new_match(variants.ITALIAN, 2, seed=11)
+    start, bot, rng, actions = match, GreedyBot(), random.Random(3), []
+    while not match.is_over and len(match.scores) < hands:
+        seat = match.hand.current_player
+        action = bot.choose(br.view(match.hand, seat), rng)
+        actions.append(br.format_action(action))
+        match = br.apply(match, action, player=seat)
+    return start, actions
+
+
+def _store_table(
+    db: Path, table_id: str, start: br.Match | br.GameState, actions: list[str]
+) -> None:
+    """A two-seat table (a match or a hand) written to the store as a server writes it."""
+
+    async def write() -> None:
+        store = TableStore(db)
+        try:
+            record: br.MatchRecord | br.GameRecord
+            if isinstance(start, br.Match):
+                record = br.MatchRecord.from_match(start, ())
+            else:
+                record = br.GameRecord.from_game(start, ())
+            tokens = {0: f"token-{table_id}-0", 1: f"token-{table_id}-1"}
+            await store.create(table_id, record, [SeatRow("human")] * 2, tokens)
+            state: br.Match | br.GameState = start
+            seqs = [0, 0]
+            for number, notation in enumerate(actions):
+                hand = state.hand if isinstance(state, br.Match) else state
+                seat = hand.current_player
+                state = br.apply(state, br.parse_action(notation, state, player=seat), player=seat)
+                seqs[seat] += 1
+                await store.append(table_id, number, seat, seqs[seat], notation, state.is_over)
+        finally:
+            store.close()
+
+    asyncio.run(write())
+
+
+@pytest.fixture
+def client_of(tmp_path: Path) -> Iterator[Any]:
+    clients: list[TestClient] = []
+
+    def start(**options: Any) -> TestClient:
+        client = TestClient(create_app(tmp_path / "t.sqlite", bot_delay=0, **options))
+        clients.append(client.__enter__())
+        return client
+
+    yield start
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+def test_a_match_past_its_first_hand_and_a_finished_match_reload(
+    tmp_path: Path, client_of: Any
+) -> None:
+    start, one_hand = _played_match(1)
+    _, whole = _played_match(99)
+    _store_table(tmp_path / "t.sqlite", "second", start, one_hand)
+    _store_table(tmp_path / "t.sqlite", "over", start, whole)
+    client = client_of()
+    hub: TableHub = client.app.state.hub  # type: ignore[attr-defined]
+    table = hub.tables["second"]  # loaded at start-up, past its first hand
+    assert isinstance(table.state, br.Match) and len(table.state.scores) == 1
+    assert client.get("/api/health").json() == {"ok": True, "unfinished": 1, "set_aside": 0}
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "token": "token-second-0", "table": "second"})
+        welcome = ws.receive_json()
+        # The log holds the hand in play only: none of it was played yet.
+        assert welcome["log"] == [] and welcome["match"] is True
+        view = ws.receive_json()
+        assert view["match"]["hand"] == 2 and len(view["scores"]) == 1
+        assert view["last"] == {
+            "number": len(one_hand) - 1,
+            "seat": view["last"]["seat"],
+            "action": one_hand[-1],
+            "hand": 1,
+        }
+    # A finished match is loaded when a seat joins it (off the event loop), not at start-up.
+    assert "over" not in hub.tables
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "token": "token-over-1", "table": "over"})
+        welcome = ws.receive_json()
+        assert welcome["next_seq"] > 1 and welcome["log"][-1]["action"] == whole[-1]
+        assert all(m["hand"] == welcome["log"][0]["hand"] > 1 for m in welcome["log"])
+        view = ws.receive_json()
+        assert view["over"] and view["match"]["winner"] is not None and view["clock"] is None
+
+
+def test_a_table_that_cannot_be_loaded_is_set_aside_and_the_rest_served(
+    tmp_path: Path, client_of: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    start, one_hand = _played_match(1)
+    _store_table(tmp_path / "t.sqlite", "good", start, one_hand[:5])
+    _store_table(tmp_path / "t.sqlite", "bad", start, one_hand[:5])
+    with sqlite3.connect(tmp_path / "t.sqlite") as raw:  # a move no server writes
+        raw.execute("UPDATE moves SET action = 'discard 2C' WHERE table_id = 'bad' AND number = 3")
+    client = client_of()
+    hub: TableHub = client.app.state.hub  # type: ignore[attr-defined]
+    assert set(hub.tables) == {"good"} and set(hub.set_aside) == {"bad"}
+    assert client.get("/api/health").json() == {"ok": True, "unfinished": 1, "set_aside": 1}
+    lines = [r for r in caplog.records if "bad" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].exc_info is None  # one line, no traceback
+    assert "set aside" in lines[0].getMessage()
+    with client.websocket_connect("/ws") as ws:  # its seats are told no more than a stranger
+        ws.send_json({"type": "join", "token": "token-bad-0", "table": "bad"})
+        assert ws.receive_json()["code"] == "bad-token"
+    # The operator sees it too.
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "tables", "--db", str(tmp_path / "t.sqlite")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
+    assert "set aside" in rows["bad"] and "playing" in rows["good"]
+
+
+def _played_hand() -> tuple[br.GameState, list[str]]:
+    """A two-player hand of Canasta STBL played to its end by GreedyBot."""
+    state = br.new_game(variants.CANASTA_STBL, 2, seed=5)
+    start, bot, rng, actions = state, GreedyBot(), random.Random(5), []
+    while not state.is_over:
+        seat = state.current_player
+        action = bot.choose(br.view(state, seat), rng)
+        actions.append(br.format_action(action))
+        state = br.apply(state, action, player=seat)
+    return start, actions
+
+
+def test_the_record_is_given_to_a_seat_once_the_game_is_over(
+    tmp_path: Path, client_of: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start, actions = _played_hand()
+    _store_table(tmp_path / "t.sqlite", "done", start, actions)
+    _store_table(tmp_path / "t.sqlite", "going", start, actions[:-1])
+    client = client_of()
+    url = "/api/tables/{}/record"
+    early = client.get(url.format("going"), headers={"Authorization": "Bearer token-going-0"})
+    assert early.status_code == 409 and early.json()["code"] == "not-over"  # hands hidden
+    for table, headers in [
+        ("done", {}),
+        ("done", {"Authorization": "Bearer nope"}),
+        ("done", {"Authorization": "token-done-0"}),
+        ("done", {"Authorization": "Bearer token-going-0"}),  # another table's seat
+        ("nowhere", {"Authorization": "Bearer token-done-0"}),
+    ]:
+        refused = client.get(url.format(table), headers=headers)
+        assert refused.status_code in (401, 404) and refused.json()["code"] == "bad-token"
+    answer = client.get(url.format("done"), headers={"Authorization": "Bearer token-done-1"})
+    assert answer.status_code == 200, answer.text
+    record = br.from_json(answer.text)
+    assert isinstance(record, br.GameRecord) and record.scores == br.score(br.replay(record)[-1])
+    assert [br.format_action(a) for a in record.actions] == actions
+    path = tmp_path / "record.json"
+    path.write_text(answer.text)
+    assert main(["replay", str(path)]) == 0  # buraco-rules replay reads it
+    assert "canasta" in capsys.readouterr().out.lower()
+
+
+def test_one_server_per_database(tmp_path: Path) -> None:
+    db = tmp_path / "one.sqlite"
+    first = TableStore(db, exclusive=True)
+    try:
+        with pytest.raises(StoreError, match="another server is using the database"):
+            TableStore(db, exclusive=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "buraco_rules", "serve", "--db", str(db), "--port", "0"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == [
+            f"buraco-rules serve: another server is using the database {db} "
+            f"(its lock {db}.lock is held)"
+        ]
+    finally:
+        first.close()
+    TableStore(db, exclusive=True).close()  # free again once the first is closed
+
+
+def test_a_database_the_server_cannot_write_is_refused_with_exit_2(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "serve", "--db", str(blocked / "t.sqlite"),
+         "--port", "0"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("buraco-rules serve: cannot write"), lines
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"not a database" * 100)
+    with pytest.raises(StoreError, match="cannot write the database"):
+        TableStore(garbage)
+
+
+def test_an_address_holds_few_tables_and_a_table_left_behind_expires_unscored(
+    client_of: Any, tmp_path: Path
+) -> None:
+    client = client_of(max_tables_per_client=2, expire_after=1.5, rate=1000)
+    first, second = (
+        client.post("/api/tables", json={"seats": ["human", "greedy"]}).json() for _ in range(2)
+    )
+    third = client.post("/api/tables", json={"seats": ["human", "greedy"]})
+    assert third.status_code == 429 and third.json()["code"] == "too-many-tables"
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "token": first["seats"][0]["token"]})
+        ws.receive_json()
+        assert ws.receive_json()["notice"] is None
+        # Nobody moves for a second and a half: the table is closed and its seat told.
+        closed = ws.receive_json()
+        assert closed["notice"]["code"] == "expired" and not closed["over"]
+        assert closed["scores"] == []  # nothing that was not played is scored
+        ws.send_json({"type": "move", "seq": 1, "action": "draw"})
+        assert ws.receive_json()["code"] == "expired"
+    for _ in range(100):  # the second table expires at the next look (every 1/4 of the time)
+        if client.get("/api/health").json()["unfinished"] == 0:
+            break
+        time.sleep(0.05)
+    assert client.get("/api/health").json()["unfinished"] == 0  # both slots free again
+    again = client.post("/api/tables", json={"seats": ["human", "greedy"]})
+    assert again.status_code == 201
+    with client.websocket_connect("/ws") as ws:  # its links open nothing any more
+        ws.send_json({"type": "join", "token": second["seats"][0]["token"]})
+        assert ws.receive_json()["code"] == "bad-token"
+    store = TableStore(tmp_path / "t.sqlite")
+    try:
+        assert [s[1] for s in store.summary()][:2] == [2, 2]  # EXPIRED, kept
+    finally:
+        store.close()
