@@ -666,3 +666,37 @@ def test_R30_house_a_match_deals_each_hand_with_the_minimums_of_its_totals() -> 
     check_match(match)
     assert len(needs) > 1  # the minimums rose during the match
     assert br.from_json(br.to_json(match)) == match
+
+
+def test_R29_only_the_natural_card_of_its_place_moves_a_locked_wildcard() -> None:
+    """The generator's quick filter (engine.movegen._keeps_locked): to a run without an ace, an
+    addition without the natural card of the locked wildcard's place never moves it (with an
+    ace it may: 4-Q W A and the 2 lay A-2-W-4...Q). Every run of hearts with a joker in a gap,
+    and every addition of one or two hearts."""
+    from itertools import combinations
+
+    from buraco_rules.melds.geometry import card_at
+    from buraco_rules.melds.meld import classify, gap_place, moves_locked
+
+    rules = variants.BURACO_FECHADO  # two aces may make an ace-to-ace run (R6)
+    hearts = [br.Card.from_id(card_at(2, p)) for p in range(1, 15)]  # A(1) .. K, A(14)
+    checked = moved = 0
+    for lo in range(1, 12):
+        for hi in range(lo + 2, 15):
+            for place in range(lo + 1, hi):
+                naturals = [hearts[p - 1] for p in range(lo, hi + 1) if p != place]
+                old = classify(tuple(sorted((*naturals, br.JOKER))), rules)
+                if old is None or gap_place(old) != place:
+                    continue
+                others = [c for c in hearts if c not in naturals]
+                for n in (1, 2):
+                    for added in combinations(others, n):
+                        new = classify(tuple(sorted((*old.multiset, *added))), rules)
+                        if new is None or card_at(2, place) in added:
+                            continue
+                        if old.naturals & (1 << 1 | 1 << 14):
+                            moved += moves_locked(old, new)
+                            continue
+                        assert not moves_locked(old, new), (old, added)
+                        checked += 1
+    assert checked > 100 and moved > 0

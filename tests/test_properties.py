@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.core.cards import all_cards
+from buraco_rules.core.decks import DECK_COUNTS
 from forging import forged
 
 VARIANTS = (
@@ -251,6 +252,10 @@ def meld_like(draw: st.DrawFn) -> tuple[br.Card, ...]:
 def test_meld_classifier_agrees_with_brute_force(
     cards: tuple[br.Card, ...], rules: br.RuleSet
 ) -> None:
+    if any(cards.count(c) > DECK_COUNTS[c] for c in cards):  # no game holds them (R2)
+        with pytest.raises(ValueError, match="times: the two decks hold"):
+            br.Meld.from_cards(cards, rules)
+        return
     meld = br.Meld.from_cards(cards, rules)
     need = fewest_wildcards_in_run(cards, rules.max_natural_aces_in_run)
     if need is not None:

@@ -25,6 +25,7 @@ from typing import Final
 from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
 from ..core.cards import Card, all_cards
 from ..core.memo import memoised
+from ..melds.geometry import ACE_BITS, card_at
 from ..melds.meld import IS_WILD, Meld, gap_place, moves_locked, sets_by_rank
 from ..melds.search import (
     NOTHING_FIXED,
@@ -330,7 +331,12 @@ def _keeps_locked(state: GameState, index: int, cards: tuple[Card, ...]) -> bool
     if index < 0:
         return True
     old = state.melds[TEAM[state.current_player]][index]
-    if not gap_place(old):
+    place = gap_place(old)
+    if not place or old.suit is None:
+        return True
+    if not old.naturals & ACE_BITS and card_at(old.suit, place) not in cards:
+        # Without an ace to turn round (R6), only the natural card of its place can move it: no
+        # addition shifts the naturals of a run (a test tries every run of a suit).
         return True
     result = result_of(state, (index, cards))
     if result is None:
