@@ -7,11 +7,14 @@ round measures cache hits, not what a server, a bot or a trainer pays on the dea
 this tool plays ``--warmup`` uniform random games (unmeasured, so that the caches hold what a
 process that has been playing for a while holds), then ``--rounds`` rounds of ``--games`` games
 each on deals never played before in the process (each round's seeds its own), and reports the
-process's CPU time (``time.process_time``) per decision of each fresh round, and their median as
-``fresh_us``. Then it replays the last fresh round's games ``--repeat`` times and reports the best
-as ``cache_hit_us``: the figure a benchmark of repeated games would give, kept under its own name
-so that it is never read as the engine's speed. A game is ``new_game`` to the end, with
-``legal_actions`` and ``apply`` at every decision.
+process's CPU time (``time.process_time``) per decision of each fresh round, and of all of them
+as ``fresh_us`` (their time over their decisions, so that the garbage collector's full
+collections, a pause of a few hundred ms now and then once the caches are full, count at their
+rate: ``full_collections`` and ``full_collections_us`` say how many fell in the rounds and what
+they cost a decision). Then it replays the last fresh round's games ``--repeat`` times and
+reports the best as ``cache_hit_us``: the figure a benchmark of repeated games would give, kept
+under its own name so that it is never read as the engine's speed. A game is ``new_game`` to the
+end, with ``legal_actions`` and ``apply`` at every decision.
 
 The seeds are the same from run to run and build to build (``--seed`` moves them all), so two
 builds or two commits play the same deals and can be compared in alternated runs even when the
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import json
 import os
 import pstats
@@ -71,6 +75,25 @@ def timed(rules: br.RuleSet, players: int, seeds: range) -> tuple[float, int]:
     return (time.process_time() - start) / steps * 1e6, steps
 
 
+class FullCollections:
+    """The garbage collector's full (generation 2) collections while it is installed: how many,
+    and their CPU seconds. Each walks every tracked object, the caches' included, so a process
+    whose caches are full pays a pause of a few hundred ms now and then: a round of games holds
+    one or none, which is why the fresh figure is the rounds' total over their decisions."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.seconds = 0.0
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.process_time()
+        elif info["generation"] == 2:
+            self.count += 1
+            self.seconds += time.process_time() - self._start
+
+
 def fresh_rounds(seed: int, games: int, rounds: int) -> list[range]:
     """The seeds of each fresh round: disjoint from each other and from the warm-up's."""
     return [range(seed + r * games, seed + (r + 1) * games) for r in range(rounds)]
@@ -79,18 +102,23 @@ def fresh_rounds(seed: int, games: int, rounds: int) -> list[range]:
 def measure(
     variant: str, players: int, games: int, warmup: int, rounds: int, repeat: int, seed: int
 ) -> dict[str, object]:
-    """Warm up on other deals, then CPU µs per decision on fresh deals (each round, and their
-    median) and on the last round's deals replayed (the best of ``repeat``: the cache-hit
-    figure)."""
+    """Warm up on other deals, then CPU µs per decision on fresh deals (each round, and all of
+    them: their CPU time over their decisions, the full collections they held included) and on
+    the last round's deals replayed (the best of ``repeat``: the cache-hit figure)."""
     rules = br.variants.get(variant)
     br.clear_caches()
     playouts(rules, players, range(WARMUP_SEEDS + seed, WARMUP_SEEDS + seed + warmup))
     fresh: list[float] = []
     decisions = 0
+    total = 0.0
+    collections = FullCollections()
+    gc.callbacks.append(collections)
     for seeds in fresh_rounds(seed, games, rounds):
         cost, steps = timed(rules, players, seeds)
         fresh.append(round(cost, 2))
         decisions += steps
+        total += cost * steps
+    gc.callbacks.remove(collections)
     replayed = fresh_rounds(seed, games, rounds)[-1]
     cache_hit = min(timed(rules, players, replayed)[0] for _ in range(repeat))
     return {
@@ -99,7 +127,9 @@ def measure(
         "build": bench.build(),
         "fresh_decisions": decisions,
         "fresh_us_rounds": fresh,
-        "fresh_us": round(statistics.median(fresh), 2),
+        "fresh_us": round(total / decisions, 2),
+        "full_collections": collections.count,
+        "full_collections_us": round(collections.seconds / decisions * 1e6, 2),
         "cache_hit_us": round(cache_hit, 2),
     }
 
