@@ -51,7 +51,7 @@ from ..formats import (
 from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions, new_game
 from ..play.match import Match, new_match
-from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS
+from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS, RESTART_GRACE
 from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, TableStore, now
 from .thinking import Backoff, ThinkingPool, one_line
 
@@ -497,8 +497,14 @@ class TableHub:
         return await asyncio.to_thread(_final_record, stored)
 
     def start(self) -> None:
-        """Start the bots, turn clocks and expiry of every loaded table (call on the loop)."""
+        """Start the bots, turn clocks and expiry of every loaded table (call on the loop). A
+        clock that ran out while the server was down (or nearly) gives its seat
+        :data:`RESTART_GRACE` seconds more (at most a turn): nobody is played by a bot for the
+        server's downtime."""
         for table in self.tables.values():
+            if table.deadline is not None and table.turn_seconds is not None:
+                grace = now() + min(RESTART_GRACE, table.turn_seconds)
+                table.deadline = max(table.deadline, grace)
             self._arm(table)
             self.wake_bots(table)
         if self.expire_after is not None:
