@@ -16,7 +16,7 @@ import logging
 import random
 import secrets
 import sqlite3
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
@@ -56,6 +56,7 @@ from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, TableStor
 from .thinking import Backoff, ThinkingPool, one_line
 
 __all__ = [
+    "FINISHED_KEPT",
     "Connection",
     "CreateError",
     "RecordError",
@@ -69,6 +70,10 @@ log = logging.getLogger("buraco_rules.server")
 Message = dict[str, Any]
 
 _COMPACT: Final = (",", ":")
+
+FINISHED_KEPT: Final = 256
+"""How many finished tables nobody watches stay in memory (the others are replayed from the
+store, in a thread, when a seat comes back)."""
 
 
 class Connection(Protocol):
@@ -337,6 +342,9 @@ class TableHub:
         """The unfinished tables' ids, each with its creator's address (counted here, not in
         the database, at each creation)."""
         self.per_client: Counter[str] = Counter()
+        self.finished: OrderedDict[str, Table] = OrderedDict()
+        """The finished tables nobody watches, the most recently left last (at most
+        :data:`FINISHED_KEPT`): a seat that comes back is served without a replay."""
         self.set_aside: dict[str, str] = {}
         """The tables that could not be loaded, each with the reason (see the log)."""
         self.pool = ThinkingPool(search_threads)
@@ -468,6 +476,8 @@ class TableHub:
         if found is None or (table_id is not None and found[0] != table_id):
             return None
         table = self.tables.get(found[0])
+        if table is None and found[0] in self.finished:
+            table = self.tables[found[0]] = self.finished.pop(found[0])
         if table is None and found[0] not in self.set_aside:
             table = await self._load_later(found[0])
         return None if table is None or table.closed else (table, found[1])
@@ -538,6 +548,9 @@ class TableHub:
         nobody = not any(s.connections for s in table.seats)
         if table.is_over and nobody and self.tables.get(table.id) is table:
             del self.tables[table.id]
+            self.finished[table.id] = table
+            while len(self.finished) > FINISHED_KEPT:
+                self.finished.popitem(last=False)
 
     async def move(
         self, table: Table, seat: int, seq: int, action: object, connection: Connection
