@@ -57,6 +57,7 @@ from .thinking import Backoff, ThinkingPool, one_line
 
 __all__ = [
     "FINISHED_KEPT",
+    "TOUCH_EVERY",
     "Connection",
     "CreateError",
     "RecordError",
@@ -70,6 +71,10 @@ log = logging.getLogger("buraco_rules.server")
 Message = dict[str, Any]
 
 _COMPACT: Final = (",", ":")
+
+TOUCH_EVERY: Final = 600.0
+"""The most seconds a table's last move time (for its expiry) may lag behind in the store: a
+move writes it with its own row only if the stored one is older (or the clock changed)."""
 
 FINISHED_KEPT: Final = 256
 """How many finished tables nobody watches stay in memory (the others are replayed from the
@@ -149,6 +154,9 @@ class Table:
     closed: bool = False
     """Expired: the table's game was closed unfinished and it takes no move any more."""
     timer: asyncio.TimerHandle | None = None
+    stored: TableMeta | None = None
+    """The :class:`TableMeta` the store holds (None: not known), so that a move that changes
+    none of it but the time writes only its own row."""
 
     @property
     def hand(self) -> GameState:
@@ -392,6 +400,7 @@ class TableHub:
         table.turn_seconds = turn if isinstance(turn, int) else None
         table.client = client
         table.deadline = self._deadline(table, state, turn_changed=True)
+        table.stored = table.meta()
         # Counted before the commit, which yields: creations under way count toward the caps.
         self._count(table_id, client)
         try:
@@ -610,6 +619,7 @@ class TableHub:
         self._arm(table)
         try:
             await self.store.update(table.id, table.meta())
+            table.stored = table.meta()
         except sqlite3.Error as error:
             log.warning("table %s: the seat back not stored: %s", table.id, one_line(error))
         table.broadcast()
@@ -626,9 +636,18 @@ class TableHub:
         deadline = self._deadline(table, after, turn_changed=changed)
         touched = now()
         meta = TableMeta(touched, deadline, tuple(sorted(table.away)))
+        last = table.stored
+        fresh = (
+            last is None
+            or after.is_over
+            or (last.deadline, last.away) != (meta.deadline, meta.away)
+            or touched - last.touched > TOUCH_EVERY
+        )
         number = len(table.moves)
         try:
-            await self.store.append(table.id, number, seat, seq, notation, after.is_over, meta)
+            await self.store.append(
+                table.id, number, seat, seq, notation, after.is_over, meta if fresh else None
+            )
         except sqlite3.Error as error:
             log.warning("table %s: move %d not stored: %s", table.id, number, one_line(error))
             if table.notice is None or table.notice["code"] != "storage-failed":
@@ -643,6 +662,8 @@ class TableHub:
         table.state = after
         table.moves.append((seat, notation))
         table.touched, table.deadline = touched, deadline
+        if fresh:
+            table.stored = meta
         table.notice = None
         place = table.seats[seat]
         place.last_seq = seq
@@ -699,6 +720,7 @@ class TableHub:
             log.info("table %s: seat %d ran out of time, a bot plays it", table.id, seat)
             try:
                 await self.store.update(table.id, table.meta())
+                table.stored = table.meta()
             except sqlite3.Error as error:  # kept in memory: the next move stores it
                 log.warning("table %s: the away seat not stored: %s", table.id, one_line(error))
             table.broadcast()
@@ -859,6 +881,7 @@ def _table_of(
     table.touched = stored.meta.touched
     table.client = stored.client
     table.closed = stored.finished == EXPIRED
+    table.stored = stored.meta
     for number in range(1, len(states)):
         if _hands(states[number]) > _hands(states[number - 1]) and not states[number].is_over:
             table.hand_starts.append(number)
