@@ -5,6 +5,7 @@ set it; a table's own request may ask for 15 seconds at least)."""
 
 from __future__ import annotations
 
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 pytest.importorskip("starlette")
 
 from buraco_rules.server import create_app
-from buraco_rules.server.store import TableStore
+from buraco_rules.server.store import TableStore, now
 from buraco_rules.server.tables import TableHub
 
 with warnings.catch_warnings():  # starlette's note about httpx's successor
@@ -92,3 +93,20 @@ def test_an_away_seat_stays_away_across_a_restart(tmp_path: Path) -> None:
         # ...and its bot plays on, without a new clock to run out first.
         played = _until(ws, lambda v: v["number"] >= 1)
         assert played["last"]["seat"] == 0
+
+
+def test_a_clock_that_ran_out_while_the_server_was_down_gives_a_grace(tmp_path: Path) -> None:
+    db = tmp_path / "down.sqlite"
+    app = create_app(db, bot_delay=600, rate=1000, turn_seconds=2)
+    with TestClient(app) as client:
+        created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        hub: TableHub = app.state.hub  # type: ignore[attr-defined]
+        deadline = hub.tables[created["table"]].deadline
+    assert deadline is not None
+    while now() < deadline + 0.5:  # the server is down while seat 0's clock runs out
+        time.sleep(0.1)
+    again = create_app(db, bot_delay=600, rate=1000, turn_seconds=2)
+    with TestClient(again) as client:
+        hub = again.state.hub  # type: ignore[attr-defined]
+        table = hub.tables[created["table"]]
+        assert table.deadline is not None and table.deadline > now() and table.away == set()

@@ -268,3 +268,42 @@ def test_an_address_holds_few_tables_and_a_table_left_behind_expires_unscored(
         assert [s[1] for s in store.summary()][:2] == [2, 2]  # EXPIRED, kept
     finally:
         store.close()
+
+
+class _Flaky:
+    """A bot that raises on its first ``failures`` decisions, then plays as GreedyBot: the fault
+    of a bot that crashes (the server's own bots have no such bug to use)."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+
+    def choose(self, seen: br.PlayerView, rng: random.Random) -> br.Action:
+        if self.failures > 0:
+            self.failures -= 1
+            raise RuntimeError("the bot crashed")
+        return GreedyBot().choose(seen, rng)
+
+
+def test_a_bot_that_fails_is_tried_again_and_the_table_told(client_of: Any) -> None:
+    client = client_of(rate=1000)
+    created = client.post("/api/tables", json={"seats": ["human", "greedy"]}).json()
+    hub: TableHub = client.app.state.hub  # type: ignore[attr-defined]
+    hub.tables[created["table"]].seats[1].bot = _Flaky(2)
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "token": created["seats"][0]["token"]})
+        ws.receive_json()
+        view = ws.receive_json()
+        ws.send_json({"type": "move", "seq": 1, "action": "draw"})
+        ws.receive_json()
+        view = ws.receive_json()
+        card = br.from_data(view["view"]).hand[0]
+        ws.send_json({"type": "move", "seq": 2, "action": f"discard {card}"})
+        assert ws.receive_json()["type"] == "accepted"
+        ws.receive_json()
+        told = ws.receive_json()  # the bot failed: the people are told, and it tries again
+        assert told["notice"] == {
+            "code": "bot-retrying",
+            "message": "a bot could not move; retrying",
+        }
+        played = ws.receive_json()  # twice failed, then it plays: the notice is gone
+        assert played["last"]["seat"] == 1 and played["notice"] is None

@@ -362,7 +362,8 @@ def test_a_finished_table_leaves_memory_and_shows_its_score_again(client: TestCl
         view = ws.receive_json()
     assert len(view["scores"]) == 1 and view["legal"] == []
     close_all()
-    assert created["table"] not in hub(client).tables  # nobody watches: out of memory
+    assert created["table"] not in hub(client).tables  # nobody watches: out of play...
+    assert created["table"] in hub(client).finished  # ...kept a while, to be served unreplayed
     _, welcome, final = joined(client, created, 0)
     assert final == view and welcome["next_seq"] == seq
     assert created["table"] in hub(client).tables

@@ -25,7 +25,7 @@ def add_parser(commands: Any) -> None:
         help="list a game server's tables (its SQLite file), and those it set aside",
         description="List every table in a server's SQLite file: id, state (playing, over, "
         "expired, or set aside with the reason: a table the server cannot load), moves and "
-        "age. Reads only; safe while the server runs.",
+        "age. Safe while the server runs (it changes no table).",
     )
     parser.add_argument(
         "--db", default="buraco.sqlite", help="the SQLite file (default buraco.sqlite)"

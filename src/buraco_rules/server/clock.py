@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["DEFAULT_TURN_SECONDS", "MAX_TURN_SECONDS", "MIN_TURN_SECONDS"]
+__all__ = ["DEFAULT_TURN_SECONDS", "MAX_TURN_SECONDS", "MIN_TURN_SECONDS", "RESTART_GRACE"]
 
 MIN_TURN_SECONDS: Final = 15
 """The shortest turn a table's request may ask for."""
@@ -20,3 +20,7 @@ MAX_TURN_SECONDS: Final = 3600
 DEFAULT_TURN_SECONDS: Final = 120
 """The clock of a table with two human seats or more whose request names none (a table of one
 person and bots has none: nobody waits for anybody)."""
+
+RESTART_GRACE: Final = 15
+"""The seconds (at most a turn) a seat whose clock ran out while the server was down is given
+once it is back: the people need a moment to reconnect."""

@@ -252,28 +252,30 @@ class TableStore:
         meta: TableMeta | None = None,
     ) -> None:
         """Append move ``number`` of a table; returns once it is committed. ``finished`` marks
-        the table's game as over with it; ``meta`` replaces the table's :class:`TableMeta` in
-        the same transaction. A number or a seat's sequence number used twice is a
+        the table's game as over with it; ``meta``, if given, replaces the table's
+        :class:`TableMeta` in the same transaction (the hub gives it when the clock or the away
+        seats change, and now and then for ``touched``: a move alone writes one row). A number
+        or a seat's sequence number used twice is a
         ``sqlite3.IntegrityError`` and writes nothing."""
         row = (table_id, number, seat, seq, action)
-        meta = meta or TableMeta(now())
-        update = (
-            FINISHED if finished else GOING,
-            meta.touched,
-            meta.deadline,
-            json.dumps(list(meta.away)),
-            table_id,
-        )
+        update: tuple[object, ...] | None = None
+        query = ""
+        if meta is not None:
+            away = json.dumps(list(meta.away))
+            update = (int(finished), meta.touched, meta.deadline, away, table_id)
+            query = (
+                "UPDATE tables SET finished = ?, touched = ?, deadline = ?, away = ? WHERE id = ?"
+            )
+        elif finished:
+            update, query = (FINISHED, table_id), "UPDATE tables SET finished = ? WHERE id = ?"
 
         def write(db: sqlite3.Connection) -> None:
             db.execute(
                 "INSERT INTO moves (table_id, number, seat, seq, action) VALUES (?, ?, ?, ?, ?)",
                 row,
             )
-            db.execute(
-                "UPDATE tables SET finished = ?, touched = ?, deadline = ?, away = ? WHERE id = ?",
-                update,
-            )
+            if update is not None:
+                db.execute(query, update)
 
         await self._submit(write)
 

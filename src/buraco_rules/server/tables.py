@@ -16,7 +16,7 @@ import logging
 import random
 import secrets
 import sqlite3
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
@@ -51,11 +51,13 @@ from ..formats import (
 from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions, new_game
 from ..play.match import Match, new_match
-from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS
+from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS, RESTART_GRACE
 from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, TableStore, now
 from .thinking import Backoff, ThinkingPool, one_line
 
 __all__ = [
+    "FINISHED_KEPT",
+    "TOUCH_EVERY",
     "Connection",
     "CreateError",
     "RecordError",
@@ -69,6 +71,14 @@ log = logging.getLogger("buraco_rules.server")
 Message = dict[str, Any]
 
 _COMPACT: Final = (",", ":")
+
+TOUCH_EVERY: Final = 600.0
+"""The most seconds a table's last move time (for its expiry) may lag behind in the store: a
+move writes it with its own row only if the stored one is older (or the clock changed)."""
+
+FINISHED_KEPT: Final = 256
+"""How many finished tables nobody watches stay in memory (the others are replayed from the
+store, in a thread, when a seat comes back)."""
 
 
 class Connection(Protocol):
@@ -144,6 +154,9 @@ class Table:
     closed: bool = False
     """Expired: the table's game was closed unfinished and it takes no move any more."""
     timer: asyncio.TimerHandle | None = None
+    stored: TableMeta | None = None
+    """The :class:`TableMeta` the store holds (None: not known), so that a move that changes
+    none of it but the time writes only its own row."""
 
     @property
     def hand(self) -> GameState:
@@ -337,6 +350,9 @@ class TableHub:
         """The unfinished tables' ids, each with its creator's address (counted here, not in
         the database, at each creation)."""
         self.per_client: Counter[str] = Counter()
+        self.finished: OrderedDict[str, Table] = OrderedDict()
+        """The finished tables nobody watches, the most recently left last (at most
+        :data:`FINISHED_KEPT`): a seat that comes back is served without a replay."""
         self.set_aside: dict[str, str] = {}
         """The tables that could not be loaded, each with the reason (see the log)."""
         self.pool = ThinkingPool(search_threads)
@@ -384,6 +400,7 @@ class TableHub:
         table.turn_seconds = turn if isinstance(turn, int) else None
         table.client = client
         table.deadline = self._deadline(table, state, turn_changed=True)
+        table.stored = table.meta()
         # Counted before the commit, which yields: creations under way count toward the caps.
         self._count(table_id, client)
         try:
@@ -468,6 +485,8 @@ class TableHub:
         if found is None or (table_id is not None and found[0] != table_id):
             return None
         table = self.tables.get(found[0])
+        if table is None and found[0] in self.finished:
+            table = self.tables[found[0]] = self.finished.pop(found[0])
         if table is None and found[0] not in self.set_aside:
             table = await self._load_later(found[0])
         return None if table is None or table.closed else (table, found[1])
@@ -497,8 +516,14 @@ class TableHub:
         return await asyncio.to_thread(_final_record, stored)
 
     def start(self) -> None:
-        """Start the bots, turn clocks and expiry of every loaded table (call on the loop)."""
+        """Start the bots, turn clocks and expiry of every loaded table (call on the loop). A
+        clock that ran out while the server was down (or nearly) gives its seat
+        :data:`RESTART_GRACE` seconds more (at most a turn): nobody is played by a bot for the
+        server's downtime."""
         for table in self.tables.values():
+            if table.deadline is not None and table.turn_seconds is not None:
+                grace = now() + min(RESTART_GRACE, table.turn_seconds)
+                table.deadline = max(table.deadline, grace)
             self._arm(table)
             self.wake_bots(table)
         if self.expire_after is not None:
@@ -532,6 +557,9 @@ class TableHub:
         nobody = not any(s.connections for s in table.seats)
         if table.is_over and nobody and self.tables.get(table.id) is table:
             del self.tables[table.id]
+            self.finished[table.id] = table
+            while len(self.finished) > FINISHED_KEPT:
+                self.finished.popitem(last=False)
 
     async def move(
         self, table: Table, seat: int, seq: int, action: object, connection: Connection
@@ -591,6 +619,7 @@ class TableHub:
         self._arm(table)
         try:
             await self.store.update(table.id, table.meta())
+            table.stored = table.meta()
         except sqlite3.Error as error:
             log.warning("table %s: the seat back not stored: %s", table.id, one_line(error))
         table.broadcast()
@@ -607,9 +636,18 @@ class TableHub:
         deadline = self._deadline(table, after, turn_changed=changed)
         touched = now()
         meta = TableMeta(touched, deadline, tuple(sorted(table.away)))
+        last = table.stored
+        fresh = (
+            last is None
+            or after.is_over
+            or (last.deadline, last.away) != (meta.deadline, meta.away)
+            or touched - last.touched > TOUCH_EVERY
+        )
         number = len(table.moves)
         try:
-            await self.store.append(table.id, number, seat, seq, notation, after.is_over, meta)
+            await self.store.append(
+                table.id, number, seat, seq, notation, after.is_over, meta if fresh else None
+            )
         except sqlite3.Error as error:
             log.warning("table %s: move %d not stored: %s", table.id, number, one_line(error))
             if table.notice is None or table.notice["code"] != "storage-failed":
@@ -624,6 +662,8 @@ class TableHub:
         table.state = after
         table.moves.append((seat, notation))
         table.touched, table.deadline = touched, deadline
+        if fresh:
+            table.stored = meta
         table.notice = None
         place = table.seats[seat]
         place.last_seq = seq
@@ -680,6 +720,7 @@ class TableHub:
             log.info("table %s: seat %d ran out of time, a bot plays it", table.id, seat)
             try:
                 await self.store.update(table.id, table.meta())
+                table.stored = table.meta()
             except sqlite3.Error as error:  # kept in memory: the next move stores it
                 log.warning("table %s: the away seat not stored: %s", table.id, one_line(error))
             table.broadcast()
@@ -840,6 +881,7 @@ def _table_of(
     table.touched = stored.meta.touched
     table.client = stored.client
     table.closed = stored.finished == EXPIRED
+    table.stored = stored.meta
     for number in range(1, len(states)):
         if _hands(states[number]) > _hands(states[number - 1]) and not states[number].is_over:
             table.hand_starts.append(number)
