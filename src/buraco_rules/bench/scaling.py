@@ -6,8 +6,10 @@ Hands grow to 57-73 cards in real Italian play when a long pile is taken, and a 
 thousands of melds. The states here are random deals of two players, the seat to act having drawn,
 with cards moved from the stock into its hand up to the size asked (so that every card is where
 some legal hand could hold it); each state is timed on fresh copies (no listing kept): all of
-them once right after the memo caches are emptied (``cold``), and each as the best of three calls
-in a row (``warm``), as in a game whose next states differ by a card.
+them once right after the memo caches are emptied (``cold``: every search a miss, the ceiling),
+and each as the best of three calls in a row (``warm``: the second and third calls find the
+first's answers in the caches, so it is a cache-hit figure, the floor; a game's next state,
+which differs by a card or a meld, finds some of them).
 Its cost should grow no faster than the number of actions listed: the µs per listed action should
 stay level from size to size.
 """
