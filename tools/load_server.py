@@ -163,6 +163,10 @@ def drive(
     """One client process: play ``seats`` until their hands end or the wall clock reaches
     ``stop_at``; the latencies measured and the process's CPU seconds."""
     players = [Seat(url, t, token, seed, greedy, think, measure) for t, token, seed in seats]
+    # The clients' own collections would stall their reading and count as the server's latency.
+    from buraco_rules.server import gcpolicy
+
+    gcpolicy.tune_for_server()
     cpu0 = time.process_time()
     failures: list[str] = []
 

@@ -19,7 +19,7 @@ from typing import Final
 
 __all__ = ["SERVER_THRESHOLDS", "PauseLog", "tune_for_server"]
 
-SERVER_THRESHOLDS: Final = (50_000, 20, 100)
+SERVER_THRESHOLDS: Final = (5_000, 10, 1000)
 """The collector's thresholds for a server (Python's are 700, 10, 10): a young collection per
 50,000 net new tracked objects (a pause of a few milliseconds, as rare as a cache fills), and a
 full one at most once per 100 middle ones, that is once per 100 million net new objects; a
