@@ -75,17 +75,12 @@ _CARDS_AT: Final = tuple(tuple(_CARDS[card_at(s, p)] for p in range(15)) for s i
 """By suit and position: the card that fills it naturally (position 0 is unused)."""
 
 
-class Shape(NamedTuple):
-    """The hand's part of a run, by position (what :func:`run_shapes` finds)."""
-
-    naturals: int
-    """The bitmask of its natural cards 3-K."""
-    aces: int
-    """How many of the suit's aces."""
-    twos: int
-    """How many of the suit's 2s."""
-    other: int
-    """Which of the hand's other wild kinds, by index (-1 for none)."""
+Shape = tuple[int, int, int, int]
+"""The hand's part of a run, by position (what :func:`run_shapes` finds): the bitmask of its
+natural cards 3-K, how many of the suit's aces, how many of its 2s, and which of the hand's
+other wild kinds, by index (-1 for none). A plain tuple of ints, not a named one: the garbage
+collector stops tracking an exact tuple of ints, so the memo entries of :func:`run_shapes` cost
+no full collection anything (a named tuple stays tracked for good)."""
 
 
 @memoised(maxsize=1 << 15)  # one per mask of positions 0-14
@@ -415,7 +410,7 @@ def run_shapes(
                 continue
             other = wild if wild >= 0 else -1
             if take or bits or hand_aces or used_twos > fixed_twos or other >= 0:
-                found[Shape(bits, hand_aces, used_twos - fixed_twos, other)] = None
+                found[(bits, hand_aces, used_twos - fixed_twos, other)] = None
 
     for lo in _positions(pool):
         if lo > need_lo:
