@@ -230,7 +230,15 @@ def run(tables: int, args: argparse.Namespace) -> dict[str, Any]:
         server = subprocess.Popen(
             [*command, "serve", "--port", str(port)]
             + ["--db", str(Path(tmp) / "load.sqlite"), "--bot-delay", "0", "--rate", "1000000"]
-            + ["--max-tables", str(tables + 10), *args.serve_arg],
+            + ["--max-tables", str(tables + 10), *args.serve_arg]
+            # Every table comes from this one address: its per-address limits are lifted.
+            + ["--create-rate", "0", "--max-tables-per-client", str(tables + 10)]
+            + [
+                "--max-per-address",
+                str(2 * tables + 64),
+                "--max-connections",
+                str(2 * tables + 64),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             preexec_fn=None if args.nice is None else lambda: set_priority(args.nice),

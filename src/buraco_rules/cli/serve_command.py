@@ -263,6 +263,9 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
     sys.stdout.flush()
+    from ..server import gcpolicy
+
+    gcpolicy.tune_for_server()  # the collector's settings for a server: docs/performance.md
     uvicorn.run(
         app,
         host=args.host,
