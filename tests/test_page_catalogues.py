@@ -47,6 +47,7 @@ def used_keys() -> set[str]:
         "end.item": ("table", "canastas", "going_out", "hands", "extra_pile", "total"),
         "end.why": tuple(t.value for t in br.Termination),
         "notice": ("storage-failed", "bot-retrying", "expired"),
+        "option": tuple(br.variants.OPTIONS),  # the lobby's line for each house rule
     }
     keys |= {f"{prefix}.{value}" for prefix, values in families.items() for value in values}
     for name in ("index.html", "replay.html"):
