@@ -5,7 +5,11 @@ way: the page says it is disconnected, then resumes at the same position), one b
 phone's screen in Brazilian Portuguese, finished in Italian. After every move the page is checked
 against the seat's own view, which the test receives on a second WebSocket of the same seat: the
 hand, both teams' melds, the counts, whose turn it is; the move log against the table's public
-moves; the end dialog against the score. The replay page replays a record as the engine does.
+moves (after a reload too: the welcome's log); the end dialog against the score; a finished
+table's record on the replay page (its key in a header). A table with house rules shows them, its
+turn clock counting, and a full disk's notice; a match of two absent people is played to its
+winner by the server's clock (``--turn-seconds 1``), the dialog's hands equal to its record. The
+replay page replays a record as the engine does.
 
 One server and one browser serve every test of the module (bots move at once), to keep the
 file's time small. Skipped when Chromium, its driver or Selenium is missing. The accessibility
@@ -895,6 +899,57 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
         assert page.find_element("id", "house-rules").is_displayed()
     finally:
         observer.close()
+
+
+def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> None:
+    """A match of two people who never move: the server's one-second clock hands both seats to
+    its bot, which plays the match to its end. The page watching seat 0 ends on the match's
+    dialog: its heading, the winner, and the hand-by-hand table equal to the match's record
+    (fetched with the seat's key in the header)."""
+    import urllib.request
+
+    from selenium.webdriver.support.select import Select
+
+    words = catalogue("en")
+    wait_for(lambda: page.find_elements("id", "opt-locked_wildcards"), "the variants")
+    Select(page.find_element("id", "variant")).select_by_value("canasta-stbl")
+    page.find_element("id", "match").click()
+    Select(page.find_element("id", "seat-kind-1")).select_by_value("human")
+    params, url = start_table(page, "canasta-stbl")
+    open_seat(page, url)
+    heading = (
+        "const d = document.getElementById('end');"
+        "return d.open && document.getElementById('end-heading').textContent;"
+    )
+    ended = wait_for(lambda: page.execute_script(heading), "the match's end", 120)
+    assert ended == words["end.title.match"]
+    request = urllib.request.Request(
+        f"{server.url}/api/tables/{params['table']}/record",
+        headers={"Authorization": f"Bearer {params['token']}"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        record = br.from_json(answer.read().decode())
+    assert isinstance(record, br.MatchRecord) and len(record.scores) >= 2
+    final = br.replay(record)[-1]
+    assert isinstance(final, br.Match) and final.is_over
+    rows = page.find_elements("css selector", "#match-table tr[data-hand]")
+    cells = [[int(td.text) for td in row.find_elements("css selector", "td")] for row in rows]
+    expected, ours, theirs = [], 0, 0
+    for pair in record.scores:
+        ours, theirs = ours + pair[0].total, theirs + pair[1].total
+        expected.append([pair[0].total, ours, pair[1].total, theirs])
+    assert cells == expected
+    won = "end.match.us" if final.winner == 0 else "end.match.them"
+    assert page.find_element("id", "end-result").text == words[won]
+    audit(page, "the end of a match")
+    # The replay page of the same tab opens the match's record with the tab's key.
+    page.get(server.url + "/replay#table=" + params["table"])
+    wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the match's replay")
+    hands = page.execute_script(
+        "return Array.from(document.querySelectorAll('#replay-scores tr[data-hand]'))"
+        ".map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => Number(td.textContent)));"
+    )
+    assert hands == [[pair[0].total, pair[1].total] for pair in record.scores]
 
 
 def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: Any) -> None:
