@@ -980,6 +980,7 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
                 "return s.classList.contains('away') && s.textContent;"
             )
             assert words["seat.away"] in wait_for(lambda a=away: page.execute_script(a), "away")
+            assert words["seat.offline"] in page.execute_script(label, "seat-1")
         labels = page.execute_script(
             "return Array.from(document.querySelectorAll('#seats .seat')).map((s) => s.textContent)"
         )

@@ -696,10 +696,12 @@
       el.dataset.seat = String(i);
       el.dataset.handSize = String(size);
       let text = seatName(message, i) + ": " + plural("cards", size);
+      // Away (a bot plays the seat) and not connected are told apart: a person may be either.
       if (info.away) {
         text += " \u00b7 " + t("seat.away");
         el.classList.add("away");
-      } else if (info.kind === "human" && info.connected === false && i !== seat) {
+      }
+      if (info.kind === "human" && info.connected === false && i !== seat) {
         text += " \u00b7 " + t("seat.offline");
         el.classList.add("offline");
       }
