@@ -46,7 +46,8 @@ def used_keys() -> set[str]:
         "meld.short": ("clean", "mixed", "semi"),
         "end.item": ("table", "canastas", "going_out", "hands", "extra_pile", "total"),
         "end.why": tuple(t.value for t in br.Termination),
-        "notice": ("storage-failed", "bot-retrying"),
+        "notice": ("storage-failed", "bot-retrying", "expired"),
+        "option": tuple(br.variants.OPTIONS),  # the lobby's line for each house rule
     }
     keys |= {f"{prefix}.{value}" for prefix, values in families.items() for value in values}
     for name in ("index.html", "replay.html"):

@@ -5,7 +5,11 @@ way: the page says it is disconnected, then resumes at the same position), one b
 phone's screen in Brazilian Portuguese, finished in Italian. After every move the page is checked
 against the seat's own view, which the test receives on a second WebSocket of the same seat: the
 hand, both teams' melds, the counts, whose turn it is; the move log against the table's public
-moves; the end dialog against the score. The replay page replays a record as the engine does.
+moves (after a reload too: the welcome's log); the end dialog against the score; a finished
+table's record on the replay page (its key in a header). A table with house rules shows them, its
+turn clock counting, and a full disk's notice; a match of two absent people is played to its
+winner by the server's clock (``--turn-seconds 1``), the dialog's hands equal to its record. The
+replay page replays a record as the engine does.
 
 One server and one browser serve every test of the module (bots move at once), to keep the
 file's time small. Skipped when Chromium, its driver or Selenium is missing. The accessibility
@@ -90,7 +94,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from server_support import running
 
     folder = tmp_path_factory.mktemp("page")
-    with running(folder / "b.sqlite", folder / "server.log", "--bot-delay", "0") as started:
+    # A one-second turn clock at tables of two people or more (the server's default clock
+    # there): a person who does not play is soon away, and a bot plays the seat meanwhile.
+    extra = ("--bot-delay", "0", "--turn-seconds", "1")
+    with running(folder / "b.sqlite", folder / "server.log", *extra) as started:
         yield started
 
 
@@ -122,6 +129,7 @@ class Observer:
         from websockets.sync.client import connect
 
         self.views: dict[int, dict[str, Any]] = dict(views or {})
+        self.welcome: dict[str, Any] = {}
         self.changed = threading.Condition()
         self.ws = connect(url)
         self.ws.send(json.dumps({"type": "join", "token": token, "table": table}))
@@ -134,6 +142,8 @@ class Observer:
         try:
             for frame in self.ws:
                 message = json.loads(frame)
+                if message["type"] == "welcome":
+                    self.welcome = message
                 if message["type"] == "view":
                     with self.changed:
                         self.views[message["number"]] = message
@@ -366,17 +376,33 @@ def end_dialog(driver: Any, message: dict[str, Any], words: dict[str, str]) -> N
     dialog = wait_for(
         lambda: driver.execute_script("return document.getElementById('end').open"), "the dialog"
     )
-    assert dialog
+    assert dialog and in_view(driver, "end")
+    end_figures(driver, message, words)
+
+
+def in_view(driver: Any, element: str) -> bool:
+    """The element is drawn, whole, inside the window."""
     box = driver.execute_script(
-        "const r = document.getElementById('end').getBoundingClientRect();"
-        "return [r.top, r.bottom, window.innerHeight, r.left, r.right, window.innerWidth];"
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return [r.top, r.bottom, window.innerHeight, r.left, r.right, window.innerWidth];",
+        element,
     )
-    assert box[0] >= 0 and box[1] <= box[2] + 1 and box[3] >= 0 and box[4] <= box[5] + 1, box
+    drawn = box[1] > box[0] and box[4] > box[3]
+    return bool(
+        drawn and box[0] >= 0 and box[1] <= box[2] + 1 and box[3] >= 0 and box[4] <= box[5] + 1
+    )
+
+
+def end_figures(driver: Any, message: dict[str, Any], words: dict[str, str]) -> None:
+    """The end dialog's figures are the server's score of the hand, and it says why the hand
+    ended (read whether or not the dialog is still open)."""
     final = message["scores"][-1]
     us = message["seat"] % 2
     for item in ("table", "canastas", "going_out", "hands", "extra_pile", "total"):
         row = driver.find_element("css selector", f'#score-table tr[data-item="{item}"]')
-        cells = [int(td.text) for td in row.find_elements("css selector", "td")]
+        cells = [
+            int(td.get_attribute("textContent")) for td in row.find_elements("css selector", "td")
+        ]
         sign = -1 if item in ("hands", "extra_pile") else 1
         assert cells == [sign * final[us][item], sign * final[1 - us][item]]
     why = driver.find_element("id", "end-why")
@@ -384,23 +410,31 @@ def end_dialog(driver: Any, message: dict[str, Any], words: dict[str, str]) -> N
     expected = "went-out" if seen.went_out is not None else None
     if expected:
         assert why.get_attribute("data-termination") == expected
-    assert why.text in {
+    assert why.get_attribute("textContent") in {
         words["end.why.went-out"].replace("{team}", words[k])
         for k in ("end.team.us", "end.team.them")
     } | {words["end.why.stock-exhausted"], words["end.why.stalemate"]}
 
 
 def play_hand(
-    driver: Any, observers: list[Observer], play: Any, rng_seed: int, on_turn: Any = None
+    driver: Any,
+    observers: list[Observer],
+    play: Any,
+    rng_seed: int,
+    on_turn: Any = None,
+    moves: int | None = None,
 ) -> dict[str, Any]:
-    """Play the page's seat with the greedy bot's choices until the hand or game is over
-    (``observers[-1]`` is the seat's connection that watches: on_turn may replace it)."""
+    """Play the page's seat with the greedy bot's choices until the hand or game is over, or
+    the table has played ``moves`` moves (``observers[-1]`` is the seat's connection that
+    watches: on_turn may replace it)."""
     bot, rng = GreedyBot(), random.Random(rng_seed)
     hands = 0
     while True:
         message = check_page(driver, observers[-1])
         shown = message["number"]
         if message["over"] or len(message["scores"]) > hands:
+            return message
+        if moves is not None and shown >= moves:
             return message
         if not message["legal"]:
             wait_for(lambda s=shown: number(driver) > s, "the bot's move", 30)
@@ -423,7 +457,14 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
     audit(page, "the lobby with a table's links")
     open_seat(page, url)
     observers = [Observer(server.ws_url, params["table"], params["token"])]
-    state = {"turns": 0, "refused": False, "audited": False, "restarted": False, "hinted": False}
+    state = {
+        "turns": 0,
+        "refused": False,
+        "audited": False,
+        "restarted": False,
+        "hinted": False,
+        "reloaded": False,
+    }
     words = catalogue("en")
 
     def on_turn(message: dict[str, Any], seen: br.PlayerView) -> None:
@@ -457,6 +498,22 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
         if not state["audited"] and state["turns"] >= 4 and seen.phase is br.Phase.PLAY:
             audit(page, "a table mid-hand")
             state["audited"] = True
+        if state["turns"] == 5 and not state["reloaded"]:
+            # A reload: the seat comes back from the tab's storage, and the move log from the
+            # welcome's log, which is every public move of the hand.
+            page.refresh()
+            wait_for(lambda: number(page) == message["number"], "the table again")
+            observers[-1].close()
+            views = observers[-1].views
+            observers.append(Observer(server.ws_url, params["table"], params["token"], views))
+            wait_for(lambda: observers[-1].welcome, "the welcome")
+            logged = observers[-1].welcome["log"]
+            assert [m["number"] for m in logged] == list(range(message["number"]))
+            assert logged == [observers[-1].view(n + 1)["last"] for n in range(len(logged))]
+            shown = page.execute_script(SNAPSHOT)["log"]
+            assert shown == [[m["seat"], m["action"]] for m in reversed(logged)]
+            assert check_page(page, observers[-1])["number"] == message["number"]
+            state["reloaded"] = True
         if state["turns"] == 3 and not state["restarted"]:
             # The server dies: the banner says so and the moves are off; then it resumes.
             server.kill()
@@ -476,10 +533,29 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
         message = play_hand(page, observers, play_by_keyboard, 16, on_turn)
         end_dialog(page, message, words)
         audit(page, "the end of a hand")
-        assert state["refused"] and state["audited"] and state["restarted"]
+        assert state["refused"] and state["audited"] and state["restarted"] and state["reloaded"]
+        viewport(page, *PHONE)  # the dialog is in view on a phone too
+        assert in_view(page, "end")
+        viewport(page, *LAPTOP)
         # Enter closes the dialog (its button has the focus).
         keys(page, Keys.ENTER)
         assert not page.execute_script("return document.getElementById('end').open")
+        # The finished table's record, on /replay: asked for with the seat's key in a header
+        # (the tab keeps it), never in an address the browser fetched or the server logged.
+        page.get(server.url + "/replay#table=" + params["table"])
+        wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the record")
+        assert page.find_element("id", "step").get_attribute("data-step") == str(message["number"])
+        lines = page.execute_script(
+            "return Array.from(document.querySelectorAll('#log .move-line'))"
+            ".map((li) => li.dataset.action).reverse();"
+        )
+        assert lines == [observers[-1].view(n)["last"]["action"] for n in range(1, len(lines) + 1)]
+        fetched = page.execute_script(
+            "return performance.getEntriesByType('resource').map((e) => e.name);"
+        )
+        assert any(name.endswith(f"/api/tables/{params['table']}/record") for name in fetched)
+        assert not any(params["token"] in name for name in [*fetched, page.current_url])
+        assert params["token"] not in server.log.read_text(encoding="utf-8", errors="replace")
     finally:
         observers[-1].close()
 
@@ -570,21 +646,38 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
 
     try:
         message = play_hand(page, [observer], play_by_mouse, 7, on_turn)
-        end_dialog(page, message, pt)
         assert checked["melds"] >= 6 and checked["fit"] >= 3, checked
+        # The next hand is dealt: the dialog of the hand that ended is shown, and closes by
+        # itself once this seat is to play in the new hand; where the seat starts the new hand,
+        # it stays for the person to read, who closes it ("next hand").
+        dialog = """const d = document.getElementById('end');
+            return [d.open, d.dataset.hands, d.dataset.closed];"""
+        dealt = min(n for n, v in observer.views.items() if v["scores"])  # the next deal
+        if br.from_data(observer.view(dealt)["view"]).current_player == 1:
+            wait_for(lambda: page.execute_script(dialog) == [False, "1", "next-hand"], "closed")
+            assert observer.view(number(page))["legal"]
+            end_figures(page, message, pt)
+        else:
+            end_dialog(page, message, pt)
+            time.sleep(0.3)  # a view of the same position does not close it
+            assert page.execute_script(dialog) == [True, "1", ""]
+            page.find_element("id", "end-close").click()
+            assert page.execute_script(dialog) == [False, "1", ""]
         # The match's first hand: its heading, and the hand-by-hand table with running totals.
-        heading = page.find_element("id", "end-heading").text
+        heading = page.find_element("id", "end-heading").get_attribute("textContent")
         assert heading == pt["end.title.handn"].replace("{hand}", "1")
         us = message["seat"] % 2
         rows = page.find_elements("css selector", "#match-table tr[data-hand]")
-        cells = [[int(td.text) for td in row.find_elements("css selector", "td")] for row in rows]
+        cells = [
+            [int(td.get_attribute("textContent")) for td in row.find_elements("css selector", "td")]
+            for row in rows
+        ]
         first = message["scores"][0]
         assert cells == [
             [first[us]["total"], first[us]["total"], first[1 - us]["total"], first[1 - us]["total"]]
         ]
         assert message["match"]["totals"] == [first[0]["total"], first[1]["total"]]
-        # Italian, switched on the page: the dialog, the log and the buttons follow.
-        page.find_element("id", "end-close").click()
+        # Italian, switched on the page: the log and the buttons follow.
         Select(page.find_element("id", "lang")).select_by_value("it")
         it = catalogue("it")
         assert page.find_element("css selector", "#btn-draw span").text == it["btn.draw"]
@@ -732,6 +825,133 @@ def _compare_replay(driver: Any, state: br.GameState, step: int) -> None:
         assert got["melds"][team] == [" ".join(map(str, m.cards)) for m in state.melds[team]], step
 
 
+def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> None:
+    """The lobby offers the variant's house rules (only those it takes), shows the server's
+    refusal of a bad one, which names it; the table says which are in force, shows its turn
+    clock counting down, and, when the disk is full, the notice and the refusal of the move,
+    both gone once a move is stored again. Some moves are played by mouse, checked as above."""
+    import resource
+
+    from selenium.webdriver.support.select import Select
+
+    words = catalogue("en")
+    # The house rules are drawn once the server's list of variants is in.
+    wait_for(lambda: page.find_elements("id", "opt-locked_wildcards"), "the house rules")
+    variant = Select(page.find_element("id", "variant"))
+    variant.select_by_value("italian")  # an open pile: no "closed pile with naturals only"
+    assert page.find_elements("id", "opt-locked_wildcards")
+    assert not page.find_elements("id", "opt-closed_take_naturals_only")
+    variant.select_by_value("canasta-stbl")
+    naturals = page.find_element("id", "opt-closed_take_naturals_only")
+    label = naturals.find_element("xpath", "..").text
+    assert label == words["option.closed_take_naturals_only"]
+    naturals.click()
+    page.find_element("id", "opt-set_ranks").send_keys("Z")
+    Select(page.find_element("id", "clock")).select_by_value("300")
+    page.find_element("id", "create").click()
+    error = wait_for(lambda: page.find_element("id", "create-error").text, "the refusal")
+    assert "set_ranks" in error  # the server's 400 names the option
+    ranks = page.find_element("id", "opt-set_ranks")
+    ranks.clear()
+    ranks.send_keys("ak")
+    params, url = start_table(page, "canasta-stbl")
+    open_seat(page, url)
+    observer = Observer(server.ws_url, params["table"], params["token"])
+    try:
+        rules = observer.view(0)["view"]["rules"]
+        assert rules["closed_take_naturals_only"] and rules["set_ranks"] == "AK"
+        house = page.find_element("id", "house-rules").text
+        assert house == " ".join(
+            (
+                words["house.title"],
+                words["house.closed_take_naturals_only"],
+                "\u00b7",
+                words["house.set_ranks"].replace("{ranks}", "A K"),
+            )
+        )
+        # The turn clock: this seat's, counting down from the table's 300 seconds.
+        clock = observer.view(0)["clock"]
+        assert clock["seat"] == 0 and clock["turn_seconds"] == 300
+        shown = page.find_element("id", "clock-left").text
+        label = re.escape(words["clock.label"]).replace(re.escape("{seat}"), ".+")
+        assert re.fullmatch(label.replace(re.escape("{time}"), r"[45]:\d\d"), shown), shown
+        wait_for(lambda: page.find_element("id", "clock-left").text != shown, "the clock", 3)
+        # A full disk: the draw is refused as not saved, and the table's notice says why.
+        assert server.process is not None
+        pid = server.process.pid
+        _, hard = resource.prlimit(pid, resource.RLIMIT_FSIZE)
+        # No byte may be written (the log of a server that has run a while is reused in place
+        # rather than grown, so its size is no limit).
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (0, hard))
+        try:
+            page.find_element("id", "btn-draw").click()
+            wait_for(lambda: page.find_element("id", "notice").is_displayed(), "the notice")
+            notice = page.find_element("id", "notice")
+            assert notice.text == words["notice.storage-failed"]
+            box = page.find_element("id", "message")
+            assert box.get_attribute("data-code") == "storage-failed"
+            assert box.get_attribute("class") == "error" and number(page) == 0
+        finally:
+            resource.prlimit(pid, resource.RLIMIT_FSIZE, (hard, hard))
+        keys(page, Keys.ESCAPE)
+        play_hand(page, [observer], play_by_mouse, 3, moves=12)
+        assert not page.find_element("id", "notice").is_displayed()
+        assert page.find_element("id", "house-rules").is_displayed()
+    finally:
+        observer.close()
+
+
+def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> None:
+    """A match of two people who never move: the server's one-second clock hands both seats to
+    its bot, which plays the match to its end. The page watching seat 0 ends on the match's
+    dialog: its heading, the winner, and the hand-by-hand table equal to the match's record
+    (fetched with the seat's key in the header)."""
+    import urllib.request
+
+    from selenium.webdriver.support.select import Select
+
+    words = catalogue("en")
+    wait_for(lambda: page.find_elements("id", "opt-locked_wildcards"), "the variants")
+    Select(page.find_element("id", "variant")).select_by_value("canasta-stbl")
+    page.find_element("id", "match").click()
+    Select(page.find_element("id", "seat-kind-1")).select_by_value("human")
+    params, url = start_table(page, "canasta-stbl")
+    open_seat(page, url)
+    heading = (
+        "const d = document.getElementById('end');"
+        "return d.open && document.getElementById('end-heading').textContent;"
+    )
+    ended = wait_for(lambda: page.execute_script(heading), "the match's end", 120)
+    assert ended == words["end.title.match"]
+    request = urllib.request.Request(
+        f"{server.url}/api/tables/{params['table']}/record",
+        headers={"Authorization": f"Bearer {params['token']}"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        record = br.from_json(answer.read().decode())
+    assert isinstance(record, br.MatchRecord) and len(record.scores) >= 2
+    final = br.replay(record)[-1]
+    assert isinstance(final, br.Match) and final.is_over
+    rows = page.find_elements("css selector", "#match-table tr[data-hand]")
+    cells = [[int(td.text) for td in row.find_elements("css selector", "td")] for row in rows]
+    expected, ours, theirs = [], 0, 0
+    for pair in record.scores:
+        ours, theirs = ours + pair[0].total, theirs + pair[1].total
+        expected.append([pair[0].total, ours, pair[1].total, theirs])
+    assert cells == expected
+    won = "end.match.us" if final.winner == 0 else "end.match.them"
+    assert page.find_element("id", "end-result").text == words[won]
+    audit(page, "the end of a match")
+    # The replay page of the same tab opens the match's record with the tab's key.
+    page.get(server.url + "/replay#table=" + params["table"])
+    wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the match's replay")
+    hands = page.execute_script(
+        "return Array.from(document.querySelectorAll('#replay-scores tr[data-hand]'))"
+        ".map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => Number(td.textContent)));"
+    )
+    assert hands == [[pair[0].total, pair[1].total] for pair in record.scores]
+
+
 def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: Any) -> None:
     """A 4-player table with two people: each seat's partner is called so, bot or not, and its
     own team's extra pile comes first; back in the lobby, the table is listed with its links."""
@@ -749,6 +969,18 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
     words = catalogue("en")
     for seat, url in enumerate(urls):
         open_seat(page, url)
+        if seat == 0:
+            # Seat 1's person has not come: not connected. Seat 0's clock (the server's one
+            # second) runs out: it is away, and a bot plays it until its person moves again.
+            label = "return document.getElementById(arguments[0]).textContent"
+            assert words["seat.offline"] in page.execute_script(label, "seat-1")
+            assert words["seat.offline"] not in page.execute_script(label, "seat-0")
+            away = (
+                "const s = document.getElementById('seat-0');"
+                "return s.classList.contains('away') && s.textContent;"
+            )
+            assert words["seat.away"] in wait_for(lambda a=away: page.execute_script(a), "away")
+            assert words["seat.offline"] in page.execute_script(label, "seat-1")
         labels = page.execute_script(
             "return Array.from(document.querySelectorAll('#seats .seat')).map((s) => s.textContent)"
         )

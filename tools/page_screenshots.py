@@ -6,8 +6,9 @@ Needs Chromium, its driver, Selenium and the server extra:
     python tools/page_screenshots.py [--out docs/images] [--lang en]
 
 It starts ``buraco-rules serve`` on a free loopback port with a throw-away database, creates an
-Italian Buraco table against the greedy bot in the lobby, and plays seat 0 with the greedy bot's
-choices through the page's list of legal moves."""
+Italian Buraco table against the greedy bot in the lobby (a house rule, locked wildcards, and a
+turn clock), and plays seat 0 with the greedy bot's choices through the page's list of legal
+moves."""
 
 from __future__ import annotations
 
@@ -109,7 +110,13 @@ def main() -> int:
         driver.execute_script("localStorage.setItem('buraco-lang', arguments[0])", args.lang)
         driver.get(url + "/")
         wait_for(lambda: driver.find_elements("css selector", "#variant option[value=italian]"))
-        driver.execute_script("document.getElementById('variant').value = 'italian';")
+        # An Italian table with a house rule and a two-minute turn clock, which its header shows.
+        driver.execute_script(
+            "const v = document.getElementById('variant'); v.value = 'italian';"
+            "v.dispatchEvent(new Event('change'));"
+            "document.getElementById('clock').value = '120';"
+        )
+        wait_for(lambda: driver.find_elements("id", "opt-locked_wildcards"))[0].click()
         driver.find_element("id", "create").click()
         link = wait_for(lambda: driver.find_elements("id", "link-0"))[0].get_attribute("value")
         both(driver, args.out, "lobby")

@@ -839,7 +839,7 @@ def _final_record(stored: StoredTable) -> str:
     final = stored.replay()
     record: GameRecord | MatchRecord = stored.record()
     if isinstance(final, Match):
-        record = attrs.evolve(record, scores=final.scores)  # type: ignore[arg-type]
+        record = attrs.evolve(record, scores=tuple(final.scores))  # type: ignore[arg-type]
     else:
         record = attrs.evolve(record, scores=score(final))  # type: ignore[arg-type]
     return to_json(record)

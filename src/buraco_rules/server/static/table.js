@@ -12,6 +12,21 @@
   const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
   const BOTS = ["greedy", "random", "montecarlo", "ismcts"];
   const CLOCKS = [30, 60, 120, 300];
+  // The house rules' kinds (variants.OPTIONS): the control each gets in the lobby. An option the
+  // server lists that the page does not know is not offered (the page sends no unknown field).
+  const OPTION_KINDS = {
+    ace_low_only: "bool",
+    minimum_opening: "int",
+    closed_take_naturals_only: "bool",
+    set_ranks: "text",
+    locked_wildcards: "bool",
+    opening_thresholds: "pairs",
+    long_meld_size: "int",
+    long_meld_bonus: "int",
+  };
+  // Variants whose pile is taken whole, without a meld (R11): taking it "with naturals only"
+  // means nothing there, and the server refuses that option.
+  const OPEN_PILE = ["italian", "italian-fibur"];
   // The variants that price a semi-clean canasta on its own (RuleSet.canasta_bonuses.semi_clean,
   // R22); elsewhere it scores, and is drawn, as a mixed one.
   const SEMI_CLEAN_PRICED = ["italian-fibur"];
@@ -189,6 +204,87 @@
     }
     select.value = String(v.players.includes(old) ? old : v.players[0]);
     seatChoices();
+    optionChoices();
+  }
+
+  // The house rules the server lists for the chosen variant (GET /api/variants), each with its
+  // line in the player's language (the server's own line where the catalogue has none).
+  function optionChoices() {
+    const v = variants[$("variant").value];
+    const box = $("house-options");
+    const old = {};
+    for (const input of box.querySelectorAll("input")) old[input.id] = input.type === "checkbox" ? input.checked : input.value;
+    box.textContent = "";
+    const offered = Object.keys((v && v.options) || {}).filter(
+      (name) => OPTION_KINDS[name] && !(name === "closed_take_naturals_only" && OPEN_PILE.includes(v.name))
+    );
+    $("house").hidden = offered.length === 0;
+    for (const name of offered) {
+      const kind = OPTION_KINDS[name];
+      const key = "option." + name;
+      const line = t(key) === key ? String(v.options[name]) : t(key);
+      const label = document.createElement("label");
+      label.className = kind === "bool" ? "check option" : "option";
+      const input = document.createElement("input");
+      input.id = "opt-" + name;
+      input.dataset.option = name;
+      input.dataset.kind = kind;
+      if (kind === "bool") {
+        input.type = "checkbox";
+        input.checked = Boolean(old[input.id]);
+        label.append(input, " ", line);
+      } else {
+        input.type = kind === "int" ? "number" : "text";
+        if (kind === "int") input.min = "0";
+        if (kind === "pairs") input.placeholder = "1500:50,3000:90";
+        if (kind === "text") input.placeholder = "AK";
+        input.value = old[input.id] || "";
+        const words = document.createElement("span");
+        words.textContent = line;
+        label.append(words, " ", input);
+      }
+      box.append(label);
+    }
+  }
+
+  // The options filled in, as the server reads them; a value the page cannot read goes as typed,
+  // for the server to refuse naming the option.
+  function chosenOptions() {
+    const options = {};
+    for (const input of $("house-options").querySelectorAll("input")) {
+      const name = input.dataset.option, kind = input.dataset.kind;
+      if (kind === "bool") {
+        if (input.checked) options[name] = true;
+        continue;
+      }
+      const text = input.value.trim();
+      if (!text) continue;
+      if (kind === "int") options[name] = /^\d{1,9}$/.test(text) ? Number(text) : text;
+      else if (kind === "pairs") {
+        const pairs = text.split(",").map((item) => item.trim().split(":"));
+        options[name] = pairs.every((p) => p.length === 2 && /^\d{1,9}$/.test(p[0]) && /^\d{1,9}$/.test(p[1]))
+          ? pairs.map((p) => [Number(p[0]), Number(p[1])])
+          : text;
+      } else options[name] = text.toUpperCase();
+    }
+    return options;
+  }
+
+  // The house rules in force at a table, read from the rules its views carry (every option is
+  // off in every preset, so any that is on was chosen for this table).
+  function houseRules(rules) {
+    if (!rules) return [];
+    const found = [];
+    if (rules.ace_low_only) found.push(t("house.ace_low_only"));
+    if (rules.minimum_opening > 0) found.push(t("house.minimum_opening", { n: rules.minimum_opening }));
+    if (rules.closed_take_naturals_only) found.push(t("house.closed_take_naturals_only"));
+    if (rules.set_ranks) found.push(t("house.set_ranks", { ranks: String(rules.set_ranks).split("").join(" ") }));
+    if (rules.locked_wildcards) found.push(t("house.locked_wildcards"));
+    if (Array.isArray(rules.opening_thresholds) && rules.opening_thresholds.length) {
+      found.push(t("house.opening_thresholds", { pairs: rules.opening_thresholds.map((p) => p[0] + ": " + p[1]).join(", ") }));
+    }
+    if (rules.long_meld_size > 0) found.push(t("house.long_meld", { size: rules.long_meld_size, bonus: rules.long_meld_bonus }));
+    return found;
   }
 
   function clockChoices() {
@@ -240,6 +336,8 @@
     };
     const clock = $("clock").value;
     if (clock) request.turn_seconds = clock === "off" ? null : Number(clock); // else the server's default
+    const options = chosenOptions();
+    if (Object.keys(options).length) request.options = options;
     $("create-error").hidden = true;
     let answer;
     try {
@@ -583,6 +681,9 @@
     }
     drawClock(message);
     drawNotice(message);
+    const house = houseRules(view.rules);
+    $("house-rules").hidden = house.length === 0;
+    $("house-rules").textContent = house.length ? t("house.title") + " " + house.join(" \u00b7 ") : "";
 
     // The seats, with their hand sizes and presence.
     const seats = $("seats");
@@ -595,10 +696,12 @@
       el.dataset.seat = String(i);
       el.dataset.handSize = String(size);
       let text = seatName(message, i) + ": " + plural("cards", size);
+      // Away (a bot plays the seat) and not connected are told apart: a person may be either.
       if (info.away) {
         text += " \u00b7 " + t("seat.away");
         el.classList.add("away");
-      } else if (info.kind === "human" && info.connected === false && i !== seat) {
+      }
+      if (info.kind === "human" && info.connected === false && i !== seat) {
         text += " \u00b7 " + t("seat.offline");
         el.classList.add("offline");
       }
@@ -926,6 +1029,15 @@
   function drawEnd(message) {
     const dialog = $("end");
     const scores = message.scores || [];
+    // A hand's dialog goes once the next hand has started and this seat is to play in it: the
+    // person need not close it, and it never stays over the hand being played.
+    if (dialog.open && message.match && !message.over && scores.length === endShown &&
+        message.number > Number(dialog.dataset.number) && message.legal.length) {
+      dialog.close();
+      dialog.dataset.closed = "next-hand";
+      const first = document.querySelector("#hand .card");
+      if (first) first.focus();
+    }
     if (previous === null && !message.over) endShown = scores.length; // joined mid-match
     if (scores.length <= endShown) return;
     // A single hand's last view is the end; a match's is the next deal, so the hand that ended
@@ -1009,6 +1121,9 @@
     $("new-table").hidden = !over;
     $("replay-table").hidden = !over;
     $("replay-table").href = "replay#table=" + encodeURIComponent(message.table);
+    dialog.dataset.number = String(message.number);
+    dialog.dataset.hands = String(scores.length);
+    dialog.dataset.closed = "";
     if (!dialog.open) dialog.showModal();
     $("end-close").focus();
   }
@@ -1056,6 +1171,7 @@
     I.translatePage();
     clockChoices();
     seatChoices();
+    optionChoices();
     drawMine();
     if ($("conn").dataset.state !== "idle") setConn($("conn").dataset.state);
     if (welcome) $("title").textContent = t(welcome.match ? "title.match" : "title.hand", { title: welcome.title });
