@@ -81,6 +81,7 @@ def same_refusal_on_every_redeal(state: br.GameState, action: br.Action, code: b
     seat = state.current_player
     expected = br.why_illegal(state, action, seat)
     assert expected is not None and expected.code is code, expected
+    assert "RuleSet" not in str(expected) and "None" not in str(expected)  # a player's words
     seen = br.view(state, seat)
     on_view = br.why_illegal(seen, action)
     assert on_view is not None and (on_view.code, str(on_view)) == (code, str(expected))
@@ -148,7 +149,8 @@ def test_R26_house_closed_take_naturals_only_refuses_a_wildcard_from_the_hand(
         assert br.is_legal(preset, take), wild
         assert not br.is_legal(state, take), wild
         message = same_refusal_on_every_redeal(state, take, br.ErrorCode.TAKE_WITH_WILDCARD)
-        assert "would be a wildcard" in message and "natural cards of your hand only" in message
+        assert "would stand in for another card" in message
+        assert "natural cards of your hand only" in message
     assert br.is_legal(state, br.TakeDiscardPile(br.NewMeld("8H 9H 10H")))
     # The generator lists exactly the preset's takes without a wildcard from the hand.
     takes = [a for a in br.legal_actions(preset) if isinstance(a, br.TakeDiscardPile)]
@@ -242,7 +244,7 @@ def test_R27_house_set_ranks_refuses_a_set_of_another_rank_with_its_code(
     state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
     assert br.is_legal(state, br.NewMeld("AC AD AH"))
     message = same_refusal_on_every_redeal(state, br.NewMeld("5C 5D 5H"), br.ErrorCode.SET_RANK)
-    assert "sets are of A, K only" in message and "RuleSet.set_ranks" in message
+    assert "sets are of A, K only" in message and "(R27, a house rule)" in message
     sets = [a for a in br.legal_actions(state) if isinstance(a, br.NewMeld) and len(a.cards) >= 3]
     assert {a.cards[0].rank for a in sets if a.cards[0].rank == a.cards[-1].rank} <= {1, 13}
     # Not a meld at all keeps its code.
@@ -537,23 +539,89 @@ def test_R22_the_wildcard_is_laid_at_the_end_where_the_cards_allow_it() -> None:
     assert br.view(after, 1).melds[0][0] == meld
 
 
-def test_R29_a_locked_wildcard_between_the_ace_and_the_3_stays_as_the_run_grows() -> None:
-    """R22 lays A-W-3...K as W-3...K-A; under R29 the wildcard locked at the 2's place has not
-    moved (the ace may still stand low), so the king may still join."""
-    rules = LOCKED[1]
-    deck = br.arrange_deck(
-        rules,
-        2,
-        hands=["AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH"],
-        extra_piles=["KH 3C 5C 7C 9C JC 4D 6D 8D 10D QD"],
-        stock="QH",
-    )
-    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
-    state = br.apply(state, br.NewMeld("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH"))  # R12, directly
-    assert state.melds[0][0].cards[:2] == br.parse_cards("AH JK")  # locked at the 2's place
-    assert br.is_legal(state, br.AddToMeld(0, "KH"))
-    grown = br.apply(state, br.AddToMeld(0, "KH"))
-    assert grown.melds[0][0].is_semi_clean  # laid W-3...K-A (R22)
+def test_R29_a_locked_wildcard_between_the_ace_and_the_3_is_not_laid_out_again() -> None:
+    """R22 lays A, 3...K and a wildcard as W-3...K-A: to a run A-W-3...8 whose wildcard is locked
+    at the 2's place, the 9-K that would lay it out again at the end is refused, in four-player
+    Buraco Fechado (the partner's addition) as in the federation's code, where it would have
+    turned a mixed canasta (100) into a semi-clean one (150); so the 2 never joins."""
+    for preset in (variants.BURACO_FECHADO, variants.ITALIAN_FIBUR):
+        rules = attrs.evolve(preset, locked_wildcards=True)
+        deck = br.arrange_deck(
+            rules,
+            4,
+            hands=[
+                "AH JK 3H 4H 5H 6H 7H 8H 5C 5D 7D",
+                "4D 6D 8D 10D QD 4S 6S 8S 10S QS 3D",
+                "9H 10H JH QH KH 2H 9C 9D JC JD KC",
+                "4C 6C 8C 10C QC 3S 5S 7S 9S JS KS",
+            ],
+        )
+        state = br.apply(br.new_game(rules, 4, deck=deck), br.DrawFromStock())
+        state = br.apply(state, br.NewMeld("AH JK 3H 4H 5H 6H 7H 8H"))
+        state = br.apply(state, br.Discard("5C"))
+        while state.current_player != 2:
+            state = br.apply(state, br.DrawFromStock())
+            state = br.apply(state, br.Discard(state.hands[state.current_player][-1]))
+        state = br.apply(state, br.DrawFromStock())
+        assert state.melds[0][0].cards[:2] == br.parse_cards("AH JK")  # locked at the 2's place
+        message = same_refusal_on_every_redeal(
+            state, br.AddToMeld(0, "9H 10H JH QH KH"), br.ErrorCode.LOCKED_WILDCARD
+        )
+        assert "A♥ Joker 3♥" in message
+        assert br.is_legal(state, br.AddToMeld(0, "9H 10H JH QH"))  # the ace stays low
+        assert not br.is_legal(state, br.AddToMeld(0, "2H"))
+        grown = br.apply(state, br.AddToMeld(0, "9H 10H JH QH"))
+        assert not grown.melds[0][0].is_semi_clean
+        assert br.canasta_bonus(grown.melds[0][0], rules) == 100
+        assert not br.is_legal(grown, br.AddToMeld(0, "KH"))
+        preset_state = attrs.evolve(state, rules=preset)  # without the option it may, as before
+        assert br.is_legal(preset_state, br.AddToMeld(0, "9H 10H JH QH KH"))
+
+
+def test_R29_an_accepted_addition_keeps_the_locked_wildcard_between_the_same_cards() -> None:
+    """Every run of hearts with a joker in a gap and an ace at either end (Buraco Fechado: two
+    aces may make an ace-to-ace run), and every addition of hearts that makes a run: the
+    checker accepts it (``moves_locked`` false) exactly when the new layout still lays the
+    joker between the two cards it stood between. The layout is read from ``Meld.cards``, not
+    from the bitmasks ``moves_locked`` reads."""
+    from itertools import combinations
+
+    from buraco_rules.melds.geometry import card_at
+    from buraco_rules.melds.meld import classify, gap_place, moves_locked
+
+    rules = variants.BURACO_FECHADO
+    hearts = [br.Card.from_id(card_at(2, p)) for p in range(1, 15)]  # A(1) .. K, A(14)
+
+    def neighbours(meld: br.Meld) -> tuple[br.Card, br.Card] | None:
+        at = meld.cards.index(br.JOKER)
+        if 0 < at < len(meld.cards) - 1:
+            return meld.cards[at - 1], meld.cards[at + 1]
+        return None
+
+    checked = refused = 0
+    for lo in range(1, 14):
+        for hi in range(lo + 2, 15):
+            if lo != 1 and hi != 14:
+                continue  # no ace to turn round: the test above covers those
+            for place in range(lo + 1, hi):
+                naturals = [hearts[p - 1] for p in range(lo, hi + 1) if p != place]
+                old = classify(tuple(sorted((*naturals, br.JOKER))), rules)
+                if old is None or gap_place(old) != place:
+                    continue
+                between = neighbours(old)
+                others = [c for c in hearts[1:] if c not in naturals]  # one ace card for both
+                if br.Card.parse("AH") not in naturals:
+                    others.append(br.Card.parse("AH"))
+                for n in range(1, len(others) + 1):
+                    for added in combinations(others, n):
+                        new = classify(tuple(sorted((*old.multiset, *added))), rules)
+                        if new is None:
+                            continue
+                        kept = new.wildcard is not None and neighbours(new) == between
+                        assert moves_locked(old, new) is not kept, (str(old), added, str(new))
+                        checked += 1
+                        refused += not kept
+    assert checked > 1000 and refused > 100
 
 
 def test_R2_a_meld_built_outside_a_game_is_checked_against_the_decks() -> None:

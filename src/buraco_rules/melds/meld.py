@@ -328,12 +328,9 @@ def moves_locked(old: Meld, new: Meld) -> bool:
         return False
     if new.wildcard is None:
         return True  # it turned natural (R7, R8)
-    naturals = new.naturals
-    if old.naturals & _ACE_LOW_BIT and naturals & _ACE_HIGH_BIT and not naturals & _ACE_LOW_BIT:
-        # The ace the old layout laid low may still stand there (R22 lays it high when that
-        # leaves no hole): the wildcard stays between the ace and the 3.
-        naturals ^= ACE_BITS
-    return _hole(naturals) != place
+    # The layout decides, as it does for every meld (R8): where R22 lays A-W-3...K out again as
+    # W-3...K-A, the wildcard floats at the end, so that addition moved it.
+    return _hole(new.naturals) != place
 
 
 def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:
