@@ -312,6 +312,25 @@ def test_with_options_names_a_table_as_a_preset_plus_options() -> None:
             variants.with_options(preset, **options)  # type: ignore[arg-type]
 
 
+def test_options_of_names_the_house_rules_in_force_as_the_command_line_writes_them() -> None:
+    rules = variants.with_options(
+        "italian", locked_wildcards=True, opening_thresholds=[[1500, 50]], set_ranks="AK"
+    )
+    found = variants.options_of(rules)
+    assert found == {
+        "set_ranks": "AK",
+        "locked_wildcards": True,
+        "opening_thresholds": [[1500, 50]],
+    }
+    assert variants.with_options("italian", **found) == rules
+    for name, value in found.items():
+        assert variants.parse_option(variants.option_text(name, value)) == (
+            name,
+            tuple(map(tuple, value)) if type(value) is list else value,
+        )
+    assert all(variants.options_of(preset) == {} for preset in PRESETS)
+
+
 def test_parse_option_reads_the_command_line_form() -> None:
     assert variants.parse_option("closed_take_naturals_only=true") == (
         "closed_take_naturals_only",
@@ -327,20 +346,33 @@ def test_parse_option_reads_the_command_line_form() -> None:
 def test_cli_option_plays_simulate_match_and_refuses_a_contradiction(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    import json
+
     from buraco_rules.cli import main
 
     options = ["--option", "closed_take_naturals_only=true", "--option", "set_ranks=AK"]
-    assert main(["simulate", "--games", "2", "--json", *options]) == 0
-    assert main(["match", "--seed", "3", "--max-hands", "1", "--option", "minimum_opening=50"]) == 0
     capsys.readouterr()
+    assert main(["simulate", "--games", "2", "--json", *options]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["options"] == {"closed_take_naturals_only": True, "set_ranks": "AK"}
+    assert main(["simulate", "--games", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["options"] == {}
+    assert main(["simulate", "--games", "1", *options]) == 0
+    header = capsys.readouterr().out.splitlines()[1]
+    assert header == "house rules: closed_take_naturals_only=true, set_ranks=AK"
+    thresholds = ["--option", "opening_thresholds=1500:50,3000:90"]
+    assert main(["match", "--seed", "3", "--max-hands", "1", *thresholds]) == 0
+    assert "house rules: opening_thresholds=1500:50,3000:90" in capsys.readouterr().out
     for wrong, said in (
         (["--variant", "italian", "--option", "closed_take_naturals_only=true"], "closed"),
         (["--option", "bogus=1"], "bogus"),
+        (["--option", "set_ranks=AK", "--option", "set_ranks=K"], "set_ranks is given 2 times"),
     ):
         with pytest.raises(SystemExit) as stop:
             main(["simulate", "--games", "1", *wrong])
         assert stop.value.code == 2
-        assert said in capsys.readouterr().err
+        errors = capsys.readouterr().err.splitlines()
+        assert said in errors[-1] and not [e for e in errors if "error" in e][1:]
 
 
 # R28: a bonus per long meld (long_meld_size, long_meld_bonus); and the 2 worth 20 (card_values).

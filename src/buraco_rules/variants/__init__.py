@@ -15,7 +15,7 @@ from .buraco_fechado import BURACO_FECHADO
 from .canasta_stbl import CANASTA_STBL
 from .italian import ITALIAN
 from .italian_fibur import ITALIAN_FIBUR
-from .options import OPTIONS, parse_option, with_options
+from .options import OPTIONS, option_text, options_of, parse_option, with_options
 
 __all__ = [
     "BURACO_FECHADO",
@@ -25,6 +25,8 @@ __all__ = [
     "NAMES",
     "OPTIONS",
     "get",
+    "option_text",
+    "options_of",
     "parse_option",
     "with_options",
 ]

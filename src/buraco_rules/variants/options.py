@@ -22,7 +22,7 @@ from ..core.errors import InvalidRules
 from ..core.quoting import describe, quote_text
 from ..core.rules import _PRESETS, MAX_THRESHOLDS, RuleSet
 
-__all__ = ["OPTIONS", "parse_option", "with_options"]
+__all__ = ["OPTIONS", "option_text", "options_of", "parse_option", "with_options"]
 
 OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -147,3 +147,31 @@ def parse_option(text: str) -> tuple[str, object]:
 
 def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 10
+
+
+def options_of(rules: RuleSet) -> dict[str, object]:
+    """The house-rule options (:data:`OPTIONS`) in force in ``rules``, by name, in the order of
+    :data:`OPTIONS`: each field whose value differs from the preset of the same name (every
+    option of a rule set not named for a preset). The values are JSON's: ``true``, a number, text,
+    or a list of ``[total, minimum]`` pairs; a preset has none (``{}``)."""
+    preset = _PRESETS.get(rules.name)
+    found: dict[str, object] = {}
+    for name in OPTIONS:
+        value = getattr(rules, name)
+        if preset is not None and value == getattr(preset, name):
+            continue
+        if preset is None and value in (False, 0, None, ()):
+            continue
+        found[name] = [list(pair) for pair in value] if name == "opening_thresholds" else value
+    return found
+
+
+def option_text(name: str, value: object) -> str:
+    """An option as ``--option`` writes it, ``NAME=VALUE`` (``locked_wildcards=true``,
+    ``opening_thresholds=1500:50,3000:90``), which :func:`parse_option` reads back."""
+    if type(value) is bool:
+        return f"{name}={str(value).lower()}"
+    if type(value) in (list, tuple):
+        pairs = ",".join(f"{total}:{minimum}" for total, minimum in value)  # type: ignore[attr-defined]
+        return f"{name}={pairs}"
+    return f"{name}={value}"
