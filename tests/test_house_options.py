@@ -331,6 +331,26 @@ def test_options_of_names_the_house_rules_in_force_as_the_command_line_writes_th
     assert all(variants.options_of(preset) == {} for preset in PRESETS)
 
 
+def test_options_for_lists_the_options_each_preset_may_take() -> None:
+    for preset in PRESETS:
+        listed = variants.options_for(preset.name)
+        assert set(listed) <= set(variants.OPTIONS)
+        for name in variants.OPTIONS:
+            value = {"set_ranks": "AK", "opening_thresholds": ((1500, 50),)}.get(name, True)
+            if name in ("minimum_opening", "long_meld_size", "long_meld_bonus"):
+                value = {"minimum_opening": 50, "long_meld_size": 10}.get(name, 50)
+            extra = {"long_meld_bonus": 50} if name == "long_meld_size" else {}
+            extra = {"long_meld_size": 10} if name == "long_meld_bonus" else extra
+            try:
+                variants.with_options(preset, **{name: value}, **extra)
+            except br.InvalidRules:
+                assert name not in listed, (preset.name, name)
+            else:
+                assert name in listed, (preset.name, name)
+        assert ("turns sets on" in listed["set_ranks"]) is not preset.sets_allowed
+    assert "closed_take_naturals_only" not in variants.options_for("italian")
+
+
 def test_parse_option_reads_the_command_line_form() -> None:
     assert variants.parse_option("closed_take_naturals_only=true") == (
         "closed_take_naturals_only",

@@ -74,7 +74,11 @@ def test_R26_R27_server_creates_plays_stores_and_reloads_a_table_with_options(
     try:
         with urllib.request.urlopen(server.url + "/api/variants", timeout=10) as answer:
             listed = json.loads(answer.read())
-        assert all(set(v["options"]) == set(variants.OPTIONS) for v in listed)
+        assert all(v["options"] == variants.options_for(v["name"]) for v in listed)
+        by_name = {v["name"]: v["options"] for v in listed}
+        assert "closed_take_naturals_only" not in by_name["italian"]  # an open pile (R11)
+        assert "turns sets on" in by_name["buraco-fechado"]["set_ranks"]
+        assert "turns sets on" not in by_name["italian"]["set_ranks"]
         for options, named in (
             ({"no_such_rule": True}, "no_such_rule"),
             ({"set_ranks": "KA"}, "set_ranks"),

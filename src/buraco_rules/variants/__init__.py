@@ -15,7 +15,14 @@ from .buraco_fechado import BURACO_FECHADO
 from .canasta_stbl import CANASTA_STBL
 from .italian import ITALIAN
 from .italian_fibur import ITALIAN_FIBUR
-from .options import OPTIONS, option_text, options_of, parse_option, with_options
+from .options import (
+    OPTIONS,
+    option_text,
+    options_for,
+    options_of,
+    parse_option,
+    with_options,
+)
 
 __all__ = [
     "BURACO_FECHADO",
@@ -26,6 +33,7 @@ __all__ = [
     "OPTIONS",
     "get",
     "option_text",
+    "options_for",
     "options_of",
     "parse_option",
     "with_options",

@@ -22,7 +22,7 @@ from ..core.errors import InvalidRules
 from ..core.quoting import describe, quote_text
 from ..core.rules import _PRESETS, MAX_THRESHOLDS, RuleSet
 
-__all__ = ["OPTIONS", "option_text", "options_of", "parse_option", "with_options"]
+__all__ = ["OPTIONS", "option_text", "options_for", "options_of", "parse_option", "with_options"]
 
 OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -31,7 +31,7 @@ OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "many points (0 off, or 15-150)",
         "closed_take_naturals_only": "R26: a closed pile is taken with its top card and natural "
         "cards of the hand only, no wildcard (true/false)",
-        "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings); turns sets on",
+        "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings)",
         "locked_wildcards": "R29: a wildcard between two natural cards of a run stays there "
         "(true/false)",
         "opening_thresholds": "R30: the minimum opening rises with the team's match total, as "
@@ -42,6 +42,22 @@ OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
 )
 """The house-rule options by name (each a ``RuleSet`` field, off in every preset), with a line
 saying what each changes: the names :func:`with_options`, the server and ``--option`` accept."""
+
+_TURNS_SETS_ON: Final = "; turns sets on, which this variant otherwise has not"
+
+
+def options_for(preset: str | RuleSet) -> dict[str, str]:
+    """The options of :data:`OPTIONS` that ``preset`` (a preset or its name) may take, each with
+    its line as it reads for that preset: no ``closed_take_naturals_only`` where the pile is open
+    (R11), and ``set_ranks`` saying it turns sets on where the preset has none."""
+    rules = _preset(preset)
+    found = dict(OPTIONS)
+    if not rules.closed_discard_pile:
+        del found["closed_take_naturals_only"]  # R26 needs a closed pile
+    if not rules.sets_allowed:
+        found["set_ranks"] += _TURNS_SETS_ON
+    return found
+
 
 _KINDS: Final[Mapping[str, type]] = MappingProxyType(
     {
