@@ -380,13 +380,14 @@ def test_cli_option_plays_simulate_match_and_refuses_a_contradiction(
     assert main(["simulate", "--games", "1", *options]) == 0
     header = capsys.readouterr().out.splitlines()[1]
     assert header == "house rules: closed_take_naturals_only=true, set_ranks=AK"
-    thresholds = ["--option", "opening_thresholds=1500:50,3000:90"]
+    thresholds = ["--option", "opening_thresholds=1000:50,2000:90"]
     assert main(["match", "--seed", "3", "--max-hands", "1", *thresholds]) == 0
-    assert "house rules: opening_thresholds=1500:50,3000:90" in capsys.readouterr().out
+    assert "house rules: opening_thresholds=1000:50,2000:90" in capsys.readouterr().out
     for wrong, said in (
         (["--variant", "italian", "--option", "closed_take_naturals_only=true"], "closed"),
         (["--option", "bogus=1"], "bogus"),
         (["--option", "set_ranks=AK", "--option", "set_ranks=K"], "set_ranks is given 2 times"),
+        (["--option", "opening_thresholds=1500:50"], "a single hand has none"),
     ):
         with pytest.raises(SystemExit) as stop:
             main(["simulate", "--games", "1", *wrong])
@@ -688,7 +689,7 @@ def test_R2_a_meld_built_outside_a_game_is_checked_against_the_decks() -> None:
 
 # R30: an opening minimum that rises with the team's match total (opening_thresholds).
 
-RISING = ((1500, 50), (3000, 90))
+RISING = ((1000, 50), (2000, 90))
 
 
 def test_R30_house_opening_thresholds_is_off_in_every_preset() -> None:
@@ -702,22 +703,66 @@ def test_R30_house_opening_thresholds_is_off_in_every_preset() -> None:
     rules = attrs.evolve(variants.ITALIAN, opening_thresholds=RISING)
     codec_round_trip(rules)
     codec_round_trip(attrs.evolve(rules, team_minimum_openings=(0, 50)))
-    assert variants.with_options("italian", opening_thresholds=[[1500, 50], [3000, 90]]) == rules
-    assert variants.parse_option("opening_thresholds=1500:50,3000:90") == (
+    assert variants.with_options("italian", opening_thresholds=[[1000, 50], [2000, 90]]) == rules
+    assert variants.parse_option("opening_thresholds=1000:50,2000:90") == (
         "opening_thresholds",
         RISING,
     )
+
+
+def test_R30_house_a_step_that_can_never_take_effect_is_refused() -> None:
+    """A step at or above the match target (the match is over there, R20) and a table that does
+    not rise (a minimum not above the one below it, or below ``minimum_opening``) are refused;
+    so is the option on a single hand, where there is no match total (the server's match:false,
+    the command line's simulate and play), in a player's words."""
+    for options, said in (
+        ({"opening_thresholds": [[3000, 50]]}, "has reached the match target of 3000"),
+        ({"opening_thresholds": [[1500, 90], [2000, 50]]}, "must rise"),
+        ({"opening_thresholds": [[1500, 50], [2000, 50]]}, "must rise"),
+        ({"opening_thresholds": [[1500, 50]], "minimum_opening": 90}, "must rise"),
+        ({"opening_thresholds": [[1500, 0]]}, "must rise"),
+    ):
+        with pytest.raises(br.InvalidRules, match=said) as error:
+            variants.with_options("buraco-fechado", **options)
+        assert "RuleSet" not in str(error.value)
+    rising = variants.with_options("buraco-fechado", opening_thresholds=[[2999, 50]])
+    with pytest.raises(br.InvalidRules, match="a single hand has none: play a match"):
+        variants.for_single_hand(rising)
+    assert variants.for_single_hand(variants.ITALIAN) is variants.ITALIAN
+
+
+def test_R28_long_meld_size_is_reachable_in_every_variant() -> None:
+    """``long_meld_size`` goes up to 14 (``core.rules.FULL_RUN``), and every preset, with the ace
+    low only or not, lays a meld of 14 cards: A-K with a wildcard at the end, or ace to ace; so no
+    size the field accepts is out of reach."""
+    from itertools import combinations
+
+    from buraco_rules.core.rules import FULL_RUN
+
+    cards = br.parse_cards("AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH JK")
+    for preset in PRESETS:
+        for low in (False, True):
+            rules = attrs.evolve(preset, ace_low_only=low)
+            longest = max(
+                n
+                for n in range(FULL_RUN, FULL_RUN + 2)
+                for subset in combinations(cards, n)
+                if br.Meld.from_cards(subset, rules) is not None
+            )
+            assert longest == FULL_RUN, (preset.name, low)
+    with pytest.raises(br.InvalidRules, match="long_meld_size"):
+        variants.with_options("italian", long_meld_size=15, long_meld_bonus=50)
 
 
 def test_R30_house_opening_thresholds_give_each_team_its_minimum() -> None:
     from buraco_rules.play.match import hand_rules
 
     rules = attrs.evolve(variants.BURACO_FECHADO, opening_thresholds=RISING)
-    assert hand_rules(rules, (0, 1499)).opening_minimums == (0, 0)
-    assert hand_rules(rules, (1500, 2999)).opening_minimums == (50, 50)
-    assert hand_rules(rules, (-200, 3000)).opening_minimums == (0, 90)
+    assert hand_rules(rules, (0, 999)).opening_minimums == (0, 0)
+    assert hand_rules(rules, (1000, 1999)).opening_minimums == (50, 50)
+    assert hand_rules(rules, (-200, 2000)).opening_minimums == (0, 90)
     base = attrs.evolve(rules, minimum_opening=15)
-    assert hand_rules(base, (10, 1600)).opening_minimums == (15, 50)
+    assert hand_rules(base, (10, 1100)).opening_minimums == (15, 50)
     assert hand_rules(variants.ITALIAN, (5000, 5000)) is variants.ITALIAN
 
 

@@ -87,6 +87,9 @@ def test_R26_R27_server_creates_plays_stores_and_reloads_a_table_with_options(
         ):
             answer = refusal(server, {**REQUEST, "options": options})
             assert named in answer["message"]
+        rising = {"opening_thresholds": [[1500, 50]]}
+        answer = refusal(server, {**REQUEST, "match": False, "options": rising})
+        assert "a single hand has none" in answer["message"]
         italian = {"variant": "italian", "players": 2, "seats": ["human", "human"]}
         answer = refusal(server, {**italian, "options": {"closed_take_naturals_only": True}})
         assert "closed discard pile" in answer["message"]

@@ -82,7 +82,7 @@ def seats_text(players: int) -> str:
 def run(args: argparse.Namespace) -> int:
     """Play one hand with the person at ``args.seat``."""
     parser: argparse.ArgumentParser = args.parser
-    rules = rules_of(parser, args)
+    rules = rules_of(parser, args, single_hand=True)
     players = players_of(parser, rules, args.players)
     if not 0 <= args.seat < players:
         parser.error(

@@ -59,7 +59,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the simulation the arguments describe and print its result."""
     parser: argparse.ArgumentParser = args.parser
-    rules = rules_of(parser, args)
+    rules = rules_of(parser, args, single_hand=True)
     players = players_of(parser, rules, args.players)
     check_bot_count(parser, args.bots, players)
     show_progress = not args.json and sys.stderr.isatty()

@@ -17,6 +17,7 @@ from .italian import ITALIAN
 from .italian_fibur import ITALIAN_FIBUR
 from .options import (
     OPTIONS,
+    for_single_hand,
     option_text,
     options_for,
     options_of,
@@ -31,6 +32,7 @@ __all__ = [
     "ITALIAN_FIBUR",
     "NAMES",
     "OPTIONS",
+    "for_single_hand",
     "get",
     "option_text",
     "options_for",

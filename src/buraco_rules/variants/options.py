@@ -22,7 +22,15 @@ from ..core.errors import InvalidRules
 from ..core.quoting import describe, quote_text
 from ..core.rules import _PRESETS, MAX_THRESHOLDS, RuleSet
 
-__all__ = ["OPTIONS", "option_text", "options_for", "options_of", "parse_option", "with_options"]
+__all__ = [
+    "OPTIONS",
+    "for_single_hand",
+    "option_text",
+    "options_for",
+    "options_of",
+    "parse_option",
+    "with_options",
+]
 
 OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -35,7 +43,7 @@ OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "locked_wildcards": "R29: a wildcard between two natural cards of a run stays there "
         "(true/false)",
         "opening_thresholds": "R30: the minimum opening rises with the team's match total, as "
-        "TOTAL:MINIMUM pairs such as 1500:50,3000:90 (a list of pairs in JSON)",
+        "TOTAL:MINIMUM pairs such as 1000:50,2000:90 (a list of pairs in JSON), in a match",
         "long_meld_size": "R28: a meld of at least this many cards (8-14) earns long_meld_bonus",
         "long_meld_bonus": "R28: the points a long meld earns on top of its canasta bonus",
     }
@@ -149,7 +157,7 @@ def parse_option(text: str) -> tuple[str, object]:
             total, colon, minimum = item.strip().partition(":")
             if not colon or not _digits(total) or not _digits(minimum):
                 raise InvalidRules(
-                    f"option {name} takes TOTAL:MINIMUM pairs such as 1500:50,3000:90, "
+                    f"option {name} takes TOTAL:MINIMUM pairs such as 1000:50,2000:90, "
                     f"not {quote_text(raw)}"
                 )
             pairs.append((int(total), int(minimum)))
@@ -184,10 +192,22 @@ def options_of(rules: RuleSet) -> dict[str, object]:
 
 def option_text(name: str, value: object) -> str:
     """An option as ``--option`` writes it, ``NAME=VALUE`` (``locked_wildcards=true``,
-    ``opening_thresholds=1500:50,3000:90``), which :func:`parse_option` reads back."""
+    ``opening_thresholds=1000:50,2000:90``), which :func:`parse_option` reads back."""
     if type(value) is bool:
         return f"{name}={str(value).lower()}"
     if type(value) in (list, tuple):
         pairs = ",".join(f"{total}:{minimum}" for total, minimum in value)  # type: ignore[attr-defined]
         return f"{name}={pairs}"
     return f"{name}={value}"
+
+
+def for_single_hand(rules: RuleSet) -> RuleSet:
+    """``rules`` for a single hand, not a match: the options that only a match can put in force
+    are refused with an :class:`~buraco_rules.InvalidRules` that names them (R30's
+    ``opening_thresholds`` rise with the match total, which a single hand has not)."""
+    if rules.opening_thresholds:
+        raise InvalidRules(
+            "opening_thresholds raises the minimum opening with the team's match total, and a "
+            "single hand has none: play a match, or ask a fixed minimum_opening (R30)"
+        )
+    return rules
