@@ -307,9 +307,18 @@ def test_with_options_names_a_table_as_a_preset_plus_options() -> None:
         ("italian", {"set_ranks": "2"}, "set_ranks"),
         ("nowhere", {}, "nowhere"),
         (attrs.evolve(variants.ITALIAN, minimum_opening=50), {}, "not a preset"),
+        ("italian", {"locked_wildcards": None}, "locked_wildcards takes true or false, not null"),
+        (
+            "italian",
+            {"set_ranks": None, "minimum_opening": "x"},
+            "minimum_opening takes 0 .off. or",
+        ),
+        ("italian", {"long_meld_size": 9}, "long_meld_size and long_meld_bonus go together"),
+        ("italian", {"opening_thresholds": "x"}, "opening_thresholds takes a list of"),
     ):
-        with pytest.raises(br.InvalidRules, match=named):
+        with pytest.raises(br.InvalidRules, match=named) as error:
             variants.with_options(preset, **options)  # type: ignore[arg-type]
+        assert "RuleSet." not in str(error.value) and "None" not in str(error.value)
 
 
 def test_options_of_names_the_house_rules_in_force_as_the_command_line_writes_them() -> None:

@@ -7,7 +7,7 @@
 >>> variants.with_options("italian", closed_take_naturals_only=True)
 Traceback (most recent call last):
 ...
-buraco_rules.core.errors.InvalidRules: RuleSet.closed_take_naturals_only needs a closed discard ...
+buraco_rules.core.errors.InvalidRules: option closed_take_naturals_only needs a closed discard ...
 """
 
 from __future__ import annotations
@@ -118,10 +118,59 @@ def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
         changes["sets_allowed"] = True  # R27 chooses the ranks of sets, so it turns them on
     try:
         return attrs.evolve(rules, **changes)
-    except InvalidRules:
-        raise
+    except InvalidRules as error:
+        raise InvalidRules(_in_option_words(str(error), changes, options, rules)) from None
     except (TypeError, ValueError) as error:  # attrs' own refusal of an argument
-        raise InvalidRules(f"bad options for {rules.name}: {error}") from None
+        raise InvalidRules(f"bad options for {rules.title}: {error}") from None
+
+
+_TAKES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "ace_low_only": "true or false",
+        "minimum_opening": "0 (off) or a whole number of points from 15 to 150",
+        "closed_take_naturals_only": "true or false",
+        "set_ranks": "the ranks of its sets written together in rank order, such as AK or 10JQK "
+        "(A, 3-10, J, Q, K; no 2s)",
+        "locked_wildcards": "true or false",
+        "opening_thresholds": "a list of [total, minimum] pairs, such as [[1000, 50], [2000, 90]]: "
+        "totals rising, each minimum from 15 to 150",
+        "long_meld_size": "0 (off) or a whole number of cards from 8 to 14",
+        "long_meld_bonus": "0 (off) or a whole number of points",
+    }
+)
+"""What each option takes, in the words its refusal uses."""
+
+
+def _in_option_words(
+    text: str, changes: Mapping[str, object], given: Mapping[str, object], rules: RuleSet
+) -> str:
+    """The refusal ``text`` of the rule set's own checks, said in the options' words (a player
+    chose them, at a table or on the command line, as ``given``) rather than in the names of
+    ``RuleSet``'s fields."""
+    for name, value in changes.items():
+        if text.startswith(f"RuleSet.{name} must be "):
+            return f"option {name} takes {_TAKES[name]}, not {_shown(given.get(name, value))}"
+    if text.startswith("RuleSet.closed_take_naturals_only needs"):
+        return (
+            f"option closed_take_naturals_only needs a closed discard pile, which {rules.title} "
+            "has not: its pile is taken without a meld (R11, R26)"
+        )
+    if text.startswith("RuleSet.long_meld_size and RuleSet.long_meld_bonus"):
+        return (
+            "options long_meld_size and long_meld_bonus go together: both 0 (off) or both set, "
+            f"not {describe(changes.get('long_meld_size', rules.long_meld_size))} and "
+            f"{describe(changes.get('long_meld_bonus', rules.long_meld_bonus))} (R28)"
+        )
+    return text.replace("RuleSet.", "")
+
+
+def _shown(value: object) -> str:
+    """A value as a player wrote it, in JSON's words where it has them (``true``, ``null``)."""
+    if value is None:
+        return "null"
+    if type(value) is bool:
+        return str(value).lower()
+    return describe(value)
 
 
 def _pairs(value: object) -> object:
