@@ -578,7 +578,7 @@ def test_R22_the_wildcard_is_laid_at_the_end_where_the_cards_allow_it() -> None:
     cards = br.parse_cards("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH")
     meld = br.Meld.from_cards(cards, fibur)
     assert meld is not None and meld.is_semi_clean
-    assert str(meld) == "3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH JK"
+    assert str(meld) == "JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH"  # W-3...K-A, as R22 says
     assert br.canasta_bonus(meld, fibur) == 150
     assert br.canasta_bonus(meld, variants.ITALIAN) == 100  # no semi-clean price: mixed
     # Without the king the ace cannot stand high: the wildcard fills the 2's gap, mixed.
@@ -599,6 +599,7 @@ def test_R22_the_wildcard_is_laid_at_the_end_where_the_cards_allow_it() -> None:
     assert after.melds[0][0] == meld and after.melds[0][0].is_semi_clean
     assert br.score(after)[0].canastas == 150
     assert br.view(after, 1).melds[0][0] == meld
+    assert "Joker 3♥ 4♥" in br.render(br.view(after, 1))  # printed where it stands
 
 
 def test_R29_a_locked_wildcard_between_the_ace_and_the_3_is_not_laid_out_again() -> None:
