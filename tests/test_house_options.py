@@ -162,6 +162,22 @@ def test_R26_house_closed_take_naturals_only_refuses_a_wildcard_from_the_hand(
 
 
 @pytest.mark.parametrize("rules", NATURALS, ids=lambda r: r.name)
+def test_R26_house_closed_take_naturals_only_a_natural_two_may_turn_wild_later_that_turn(
+    rules: br.RuleSet,
+) -> None:
+    """The 2♥ takes the pile in its own place (2-3-4, natural); the 6♥ added later in the same
+    turn makes it the wildcard that stands for the 5 (R7): allowed, the rule is about the take."""
+    state = take_state(rules, "2H 3H 6H 8C 10C QC 3S 5S 7S 9S JS", "4H")
+    take = br.TakeDiscardPile(br.NewMeld("2H 3H 4H"))
+    assert br.is_legal(state, take)
+    state = br.apply(state, take)
+    assert state.melds[1][0].wildcard is None
+    assert br.is_legal(state, br.AddToMeld(0, "6H"))
+    state = br.apply(state, br.AddToMeld(0, "6H"))
+    assert state.melds[1][0].wildcard == br.Card.parse("2H")
+
+
+@pytest.mark.parametrize("rules", NATURALS, ids=lambda r: r.name)
 def test_R26_house_closed_take_naturals_only_a_two_in_its_own_place_is_natural(
     rules: br.RuleSet,
 ) -> None:
