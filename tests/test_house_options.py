@@ -81,6 +81,7 @@ def same_refusal_on_every_redeal(state: br.GameState, action: br.Action, code: b
     seat = state.current_player
     expected = br.why_illegal(state, action, seat)
     assert expected is not None and expected.code is code, expected
+    assert "RuleSet" not in str(expected) and "None" not in str(expected)  # a player's words
     seen = br.view(state, seat)
     on_view = br.why_illegal(seen, action)
     assert on_view is not None and (on_view.code, str(on_view)) == (code, str(expected))
@@ -148,7 +149,8 @@ def test_R26_house_closed_take_naturals_only_refuses_a_wildcard_from_the_hand(
         assert br.is_legal(preset, take), wild
         assert not br.is_legal(state, take), wild
         message = same_refusal_on_every_redeal(state, take, br.ErrorCode.TAKE_WITH_WILDCARD)
-        assert "would be a wildcard" in message and "natural cards of your hand only" in message
+        assert "would stand in for another card" in message
+        assert "natural cards of your hand only" in message
     assert br.is_legal(state, br.TakeDiscardPile(br.NewMeld("8H 9H 10H")))
     # The generator lists exactly the preset's takes without a wildcard from the hand.
     takes = [a for a in br.legal_actions(preset) if isinstance(a, br.TakeDiscardPile)]
@@ -157,6 +159,22 @@ def test_R26_house_closed_take_naturals_only_refuses_a_wildcard_from_the_hand(
     # A refusal for another ruling keeps its code.
     other = br.why_illegal(state, br.TakeDiscardPile(br.NewMeld("8H 10H 3D")))
     assert other is not None and other.code is br.ErrorCode.INVALID_MELD
+
+
+@pytest.mark.parametrize("rules", NATURALS, ids=lambda r: r.name)
+def test_R26_house_closed_take_naturals_only_a_natural_two_may_turn_wild_later_that_turn(
+    rules: br.RuleSet,
+) -> None:
+    """The 2♥ takes the pile in its own place (2-3-4, natural); the 6♥ added later in the same
+    turn makes it the wildcard that stands for the 5 (R7): allowed, the rule is about the take."""
+    state = take_state(rules, "2H 3H 6H 8C 10C QC 3S 5S 7S 9S JS", "4H")
+    take = br.TakeDiscardPile(br.NewMeld("2H 3H 4H"))
+    assert br.is_legal(state, take)
+    state = br.apply(state, take)
+    assert state.melds[1][0].wildcard is None
+    assert br.is_legal(state, br.AddToMeld(0, "6H"))
+    state = br.apply(state, br.AddToMeld(0, "6H"))
+    assert state.melds[1][0].wildcard == br.Card.parse("2H")
 
 
 @pytest.mark.parametrize("rules", NATURALS, ids=lambda r: r.name)
@@ -242,7 +260,7 @@ def test_R27_house_set_ranks_refuses_a_set_of_another_rank_with_its_code(
     state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
     assert br.is_legal(state, br.NewMeld("AC AD AH"))
     message = same_refusal_on_every_redeal(state, br.NewMeld("5C 5D 5H"), br.ErrorCode.SET_RANK)
-    assert "sets are of A, K only" in message and "RuleSet.set_ranks" in message
+    assert "sets are of A, K only" in message and "(R27, a house rule)" in message
     sets = [a for a in br.legal_actions(state) if isinstance(a, br.NewMeld) and len(a.cards) >= 3]
     assert {a.cards[0].rank for a in sets if a.cards[0].rank == a.cards[-1].rank} <= {1, 13}
     # Not a meld at all keeps its code.
@@ -305,9 +323,57 @@ def test_with_options_names_a_table_as_a_preset_plus_options() -> None:
         ("italian", {"set_ranks": "2"}, "set_ranks"),
         ("nowhere", {}, "nowhere"),
         (attrs.evolve(variants.ITALIAN, minimum_opening=50), {}, "not a preset"),
+        ("italian", {"locked_wildcards": None}, "locked_wildcards takes true or false, not null"),
+        (
+            "italian",
+            {"set_ranks": None, "minimum_opening": "x"},
+            "minimum_opening takes 0 .off. or",
+        ),
+        ("italian", {"long_meld_size": 9}, "long_meld_size and long_meld_bonus go together"),
+        ("italian", {"opening_thresholds": "x"}, "opening_thresholds takes a list of"),
     ):
-        with pytest.raises(br.InvalidRules, match=named):
+        with pytest.raises(br.InvalidRules, match=named) as error:
             variants.with_options(preset, **options)  # type: ignore[arg-type]
+        assert "RuleSet." not in str(error.value) and "None" not in str(error.value)
+
+
+def test_options_of_names_the_house_rules_in_force_as_the_command_line_writes_them() -> None:
+    rules = variants.with_options(
+        "italian", locked_wildcards=True, opening_thresholds=[[1500, 50]], set_ranks="AK"
+    )
+    found = variants.options_of(rules)
+    assert found == {
+        "set_ranks": "AK",
+        "locked_wildcards": True,
+        "opening_thresholds": [[1500, 50]],
+    }
+    assert variants.with_options("italian", **found) == rules
+    for name, value in found.items():
+        assert variants.parse_option(variants.option_text(name, value)) == (
+            name,
+            tuple(map(tuple, value)) if type(value) is list else value,
+        )
+    assert all(variants.options_of(preset) == {} for preset in PRESETS)
+
+
+def test_options_for_lists_the_options_each_preset_may_take() -> None:
+    for preset in PRESETS:
+        listed = variants.options_for(preset.name)
+        assert set(listed) <= set(variants.OPTIONS)
+        for name in variants.OPTIONS:
+            value = {"set_ranks": "AK", "opening_thresholds": ((1500, 50),)}.get(name, True)
+            if name in ("minimum_opening", "long_meld_size", "long_meld_bonus"):
+                value = {"minimum_opening": 50, "long_meld_size": 10}.get(name, 50)
+            extra = {"long_meld_bonus": 50} if name == "long_meld_size" else {}
+            extra = {"long_meld_size": 10} if name == "long_meld_bonus" else extra
+            try:
+                variants.with_options(preset, **{name: value}, **extra)
+            except br.InvalidRules:
+                assert name not in listed, (preset.name, name)
+            else:
+                assert name in listed, (preset.name, name)
+        assert ("turns sets on" in listed["set_ranks"]) is not preset.sets_allowed
+    assert "closed_take_naturals_only" not in variants.options_for("italian")
 
 
 def test_parse_option_reads_the_command_line_form() -> None:
@@ -325,20 +391,34 @@ def test_parse_option_reads_the_command_line_form() -> None:
 def test_cli_option_plays_simulate_match_and_refuses_a_contradiction(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    import json
+
     from buraco_rules.cli import main
 
     options = ["--option", "closed_take_naturals_only=true", "--option", "set_ranks=AK"]
-    assert main(["simulate", "--games", "2", "--json", *options]) == 0
-    assert main(["match", "--seed", "3", "--max-hands", "1", "--option", "minimum_opening=50"]) == 0
     capsys.readouterr()
+    assert main(["simulate", "--games", "2", "--json", *options]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["options"] == {"closed_take_naturals_only": True, "set_ranks": "AK"}
+    assert main(["simulate", "--games", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["options"] == {}
+    assert main(["simulate", "--games", "1", *options]) == 0
+    header = capsys.readouterr().out.splitlines()[1]
+    assert header == "house rules: closed_take_naturals_only=true, set_ranks=AK"
+    thresholds = ["--option", "opening_thresholds=1000:50,2000:90"]
+    assert main(["match", "--seed", "3", "--max-hands", "1", *thresholds]) == 0
+    assert "house rules: opening_thresholds=1000:50,2000:90" in capsys.readouterr().out
     for wrong, said in (
         (["--variant", "italian", "--option", "closed_take_naturals_only=true"], "closed"),
         (["--option", "bogus=1"], "bogus"),
+        (["--option", "set_ranks=AK", "--option", "set_ranks=K"], "set_ranks is given 2 times"),
+        (["--option", "opening_thresholds=1500:50"], "a single hand has none"),
     ):
         with pytest.raises(SystemExit) as stop:
             main(["simulate", "--games", "1", *wrong])
         assert stop.value.code == 2
-        assert said in capsys.readouterr().err
+        errors = capsys.readouterr().err.splitlines()
+        assert said in errors[-1] and not [e for e in errors if "error" in e][1:]
 
 
 # R28: a bonus per long meld (long_meld_size, long_meld_bonus); and the 2 worth 20 (card_values).
@@ -514,7 +594,7 @@ def test_R22_the_wildcard_is_laid_at_the_end_where_the_cards_allow_it() -> None:
     cards = br.parse_cards("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH")
     meld = br.Meld.from_cards(cards, fibur)
     assert meld is not None and meld.is_semi_clean
-    assert str(meld) == "3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH JK"
+    assert str(meld) == "JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH"  # W-3...K-A, as R22 says
     assert br.canasta_bonus(meld, fibur) == 150
     assert br.canasta_bonus(meld, variants.ITALIAN) == 100  # no semi-clean price: mixed
     # Without the king the ace cannot stand high: the wildcard fills the 2's gap, mixed.
@@ -535,25 +615,92 @@ def test_R22_the_wildcard_is_laid_at_the_end_where_the_cards_allow_it() -> None:
     assert after.melds[0][0] == meld and after.melds[0][0].is_semi_clean
     assert br.score(after)[0].canastas == 150
     assert br.view(after, 1).melds[0][0] == meld
+    assert "Joker 3♥ 4♥" in br.render(br.view(after, 1))  # printed where it stands
 
 
-def test_R29_a_locked_wildcard_between_the_ace_and_the_3_stays_as_the_run_grows() -> None:
-    """R22 lays A-W-3...K as W-3...K-A; under R29 the wildcard locked at the 2's place has not
-    moved (the ace may still stand low), so the king may still join."""
-    rules = LOCKED[1]
-    deck = br.arrange_deck(
-        rules,
-        2,
-        hands=["AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH"],
-        extra_piles=["KH 3C 5C 7C 9C JC 4D 6D 8D 10D QD"],
-        stock="QH",
-    )
-    state = br.apply(br.new_game(rules, 2, deck=deck), br.DrawFromStock())
-    state = br.apply(state, br.NewMeld("AH JK 3H 4H 5H 6H 7H 8H 9H 10H JH QH"))  # R12, directly
-    assert state.melds[0][0].cards[:2] == br.parse_cards("AH JK")  # locked at the 2's place
-    assert br.is_legal(state, br.AddToMeld(0, "KH"))
-    grown = br.apply(state, br.AddToMeld(0, "KH"))
-    assert grown.melds[0][0].is_semi_clean  # laid W-3...K-A (R22)
+def test_R29_a_locked_wildcard_between_the_ace_and_the_3_is_not_laid_out_again() -> None:
+    """R22 lays A, 3...K and a wildcard as W-3...K-A: to a run A-W-3...8 whose wildcard is locked
+    at the 2's place, the 9-K that would lay it out again at the end is refused, in four-player
+    Buraco Fechado (the partner's addition) as in the federation's code, where it would have
+    turned a mixed canasta (100) into a semi-clean one (150); so the 2 never joins."""
+    for preset in (variants.BURACO_FECHADO, variants.ITALIAN_FIBUR):
+        rules = attrs.evolve(preset, locked_wildcards=True)
+        deck = br.arrange_deck(
+            rules,
+            4,
+            hands=[
+                "AH JK 3H 4H 5H 6H 7H 8H 5C 5D 7D",
+                "4D 6D 8D 10D QD 4S 6S 8S 10S QS 3D",
+                "9H 10H JH QH KH 2H 9C 9D JC JD KC",
+                "4C 6C 8C 10C QC 3S 5S 7S 9S JS KS",
+            ],
+        )
+        state = br.apply(br.new_game(rules, 4, deck=deck), br.DrawFromStock())
+        state = br.apply(state, br.NewMeld("AH JK 3H 4H 5H 6H 7H 8H"))
+        state = br.apply(state, br.Discard("5C"))
+        while state.current_player != 2:
+            state = br.apply(state, br.DrawFromStock())
+            state = br.apply(state, br.Discard(state.hands[state.current_player][-1]))
+        state = br.apply(state, br.DrawFromStock())
+        assert state.melds[0][0].cards[:2] == br.parse_cards("AH JK")  # locked at the 2's place
+        message = same_refusal_on_every_redeal(
+            state, br.AddToMeld(0, "9H 10H JH QH KH"), br.ErrorCode.LOCKED_WILDCARD
+        )
+        assert "A♥ Joker 3♥" in message
+        assert br.is_legal(state, br.AddToMeld(0, "9H 10H JH QH"))  # the ace stays low
+        assert not br.is_legal(state, br.AddToMeld(0, "2H"))
+        grown = br.apply(state, br.AddToMeld(0, "9H 10H JH QH"))
+        assert not grown.melds[0][0].is_semi_clean
+        assert br.canasta_bonus(grown.melds[0][0], rules) == 100
+        assert not br.is_legal(grown, br.AddToMeld(0, "KH"))
+        preset_state = attrs.evolve(state, rules=preset)  # without the option it may, as before
+        assert br.is_legal(preset_state, br.AddToMeld(0, "9H 10H JH QH KH"))
+
+
+def test_R29_an_accepted_addition_keeps_the_locked_wildcard_between_the_same_cards() -> None:
+    """Every run of hearts with a joker in a gap and an ace at either end (Buraco Fechado: two
+    aces may make an ace-to-ace run), and every addition of hearts that makes a run: the
+    checker accepts it (``moves_locked`` false) exactly when the new layout still lays the
+    joker between the two cards it stood between. The layout is read from ``Meld.cards``, not
+    from the bitmasks ``moves_locked`` reads."""
+    from itertools import combinations
+
+    from buraco_rules.melds.geometry import card_at
+    from buraco_rules.melds.meld import classify, gap_place, moves_locked
+
+    rules = variants.BURACO_FECHADO
+    hearts = [br.Card.from_id(card_at(2, p)) for p in range(1, 15)]  # A(1) .. K, A(14)
+
+    def neighbours(meld: br.Meld) -> tuple[br.Card, br.Card] | None:
+        at = meld.cards.index(br.JOKER)
+        if 0 < at < len(meld.cards) - 1:
+            return meld.cards[at - 1], meld.cards[at + 1]
+        return None
+
+    checked = refused = 0
+    for lo in range(1, 14):
+        for hi in range(lo + 2, 15):
+            if lo != 1 and hi != 14:
+                continue  # no ace to turn round: the test above covers those
+            for place in range(lo + 1, hi):
+                naturals = [hearts[p - 1] for p in range(lo, hi + 1) if p != place]
+                old = classify(tuple(sorted((*naturals, br.JOKER))), rules)
+                if old is None or gap_place(old) != place:
+                    continue
+                between = neighbours(old)
+                others = [c for c in hearts[1:] if c not in naturals]  # one ace card for both
+                if br.Card.parse("AH") not in naturals:
+                    others.append(br.Card.parse("AH"))
+                for n in range(1, len(others) + 1):
+                    for added in combinations(others, n):
+                        new = classify(tuple(sorted((*old.multiset, *added))), rules)
+                        if new is None:
+                            continue
+                        kept = new.wildcard is not None and neighbours(new) == between
+                        assert moves_locked(old, new) is not kept, (str(old), added, str(new))
+                        checked += 1
+                        refused += not kept
+    assert checked > 1000 and refused > 100
 
 
 def test_R2_a_meld_built_outside_a_game_is_checked_against_the_decks() -> None:
@@ -568,7 +715,7 @@ def test_R2_a_meld_built_outside_a_game_is_checked_against_the_decks() -> None:
 
 # R30: an opening minimum that rises with the team's match total (opening_thresholds).
 
-RISING = ((1500, 50), (3000, 90))
+RISING = ((1000, 50), (2000, 90))
 
 
 def test_R30_house_opening_thresholds_is_off_in_every_preset() -> None:
@@ -582,22 +729,66 @@ def test_R30_house_opening_thresholds_is_off_in_every_preset() -> None:
     rules = attrs.evolve(variants.ITALIAN, opening_thresholds=RISING)
     codec_round_trip(rules)
     codec_round_trip(attrs.evolve(rules, team_minimum_openings=(0, 50)))
-    assert variants.with_options("italian", opening_thresholds=[[1500, 50], [3000, 90]]) == rules
-    assert variants.parse_option("opening_thresholds=1500:50,3000:90") == (
+    assert variants.with_options("italian", opening_thresholds=[[1000, 50], [2000, 90]]) == rules
+    assert variants.parse_option("opening_thresholds=1000:50,2000:90") == (
         "opening_thresholds",
         RISING,
     )
+
+
+def test_R30_house_a_step_that_can_never_take_effect_is_refused() -> None:
+    """A step at or above the match target (the match is over there, R20) and a table that does
+    not rise (a minimum not above the one below it, or below ``minimum_opening``) are refused;
+    so is the option on a single hand, where there is no match total (the server's match:false,
+    the command line's simulate and play), in a player's words."""
+    for options, said in (
+        ({"opening_thresholds": [[3000, 50]]}, "has reached the match target of 3000"),
+        ({"opening_thresholds": [[1500, 90], [2000, 50]]}, "must rise"),
+        ({"opening_thresholds": [[1500, 50], [2000, 50]]}, "must rise"),
+        ({"opening_thresholds": [[1500, 50]], "minimum_opening": 90}, "must rise"),
+        ({"opening_thresholds": [[1500, 0]]}, "must rise"),
+    ):
+        with pytest.raises(br.InvalidRules, match=said) as error:
+            variants.with_options("buraco-fechado", **options)
+        assert "RuleSet" not in str(error.value)
+    rising = variants.with_options("buraco-fechado", opening_thresholds=[[2999, 50]])
+    with pytest.raises(br.InvalidRules, match="a single hand has none: play a match"):
+        variants.for_single_hand(rising)
+    assert variants.for_single_hand(variants.ITALIAN) is variants.ITALIAN
+
+
+def test_R28_long_meld_size_is_reachable_in_every_variant() -> None:
+    """``long_meld_size`` goes up to 14 (``core.rules.FULL_RUN``), and every preset, with the ace
+    low only or not, lays a meld of 14 cards: A-K with a wildcard at the end, or ace to ace; so no
+    size the field accepts is out of reach."""
+    from itertools import combinations
+
+    from buraco_rules.core.rules import FULL_RUN
+
+    cards = br.parse_cards("AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH JK")
+    for preset in PRESETS:
+        for low in (False, True):
+            rules = attrs.evolve(preset, ace_low_only=low)
+            longest = max(
+                n
+                for n in range(FULL_RUN, FULL_RUN + 2)
+                for subset in combinations(cards, n)
+                if br.Meld.from_cards(subset, rules) is not None
+            )
+            assert longest == FULL_RUN, (preset.name, low)
+    with pytest.raises(br.InvalidRules, match="long_meld_size"):
+        variants.with_options("italian", long_meld_size=15, long_meld_bonus=50)
 
 
 def test_R30_house_opening_thresholds_give_each_team_its_minimum() -> None:
     from buraco_rules.play.match import hand_rules
 
     rules = attrs.evolve(variants.BURACO_FECHADO, opening_thresholds=RISING)
-    assert hand_rules(rules, (0, 1499)).opening_minimums == (0, 0)
-    assert hand_rules(rules, (1500, 2999)).opening_minimums == (50, 50)
-    assert hand_rules(rules, (-200, 3000)).opening_minimums == (0, 90)
+    assert hand_rules(rules, (0, 999)).opening_minimums == (0, 0)
+    assert hand_rules(rules, (1000, 1999)).opening_minimums == (50, 50)
+    assert hand_rules(rules, (-200, 2000)).opening_minimums == (0, 90)
     base = attrs.evolve(rules, minimum_opening=15)
-    assert hand_rules(base, (10, 1600)).opening_minimums == (15, 50)
+    assert hand_rules(base, (10, 1100)).opening_minimums == (15, 50)
     assert hand_rules(variants.ITALIAN, (5000, 5000)) is variants.ITALIAN
 
 

@@ -74,7 +74,11 @@ def test_R26_R27_server_creates_plays_stores_and_reloads_a_table_with_options(
     try:
         with urllib.request.urlopen(server.url + "/api/variants", timeout=10) as answer:
             listed = json.loads(answer.read())
-        assert all(set(v["options"]) == set(variants.OPTIONS) for v in listed)
+        assert all(v["options"] == variants.options_for(v["name"]) for v in listed)
+        by_name = {v["name"]: v["options"] for v in listed}
+        assert "closed_take_naturals_only" not in by_name["italian"]  # an open pile (R11)
+        assert "turns sets on" in by_name["buraco-fechado"]["set_ranks"]
+        assert "turns sets on" not in by_name["italian"]["set_ranks"]
         for options, named in (
             ({"no_such_rule": True}, "no_such_rule"),
             ({"set_ranks": "KA"}, "set_ranks"),
@@ -83,6 +87,9 @@ def test_R26_R27_server_creates_plays_stores_and_reloads_a_table_with_options(
         ):
             answer = refusal(server, {**REQUEST, "options": options})
             assert named in answer["message"]
+        rising = {"opening_thresholds": [[1500, 50]]}
+        answer = refusal(server, {**REQUEST, "match": False, "options": rising})
+        assert "a single hand has none" in answer["message"]
         italian = {"variant": "italian", "players": 2, "seats": ["human", "human"]}
         answer = refusal(server, {**italian, "options": {"closed_take_naturals_only": True}})
         assert "closed discard pile" in answer["message"]

@@ -8,9 +8,16 @@ import argparse
 from ..core.errors import InvalidRules
 from ..core.rules import RuleSet
 from ..play.rendering import escape
-from ..variants import OPTIONS, parse_option, with_options
+from ..variants import (
+    OPTIONS,
+    for_single_hand,
+    option_text,
+    options_of,
+    parse_option,
+    with_options,
+)
 
-__all__ = ["add_house_options", "option_pair", "rules_of"]
+__all__ = ["add_house_options", "house_rules_line", "option_pair", "rules_of"]
 
 
 def option_pair(text: str) -> tuple[str, object]:
@@ -34,12 +41,29 @@ def add_house_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def rules_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> RuleSet:
-    """``--variant`` with the ``--option`` house rules in force; a contradiction exits 2."""
+def rules_of(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, *, single_hand: bool = False
+) -> RuleSet:
+    """``--variant`` with the ``--option`` house rules in force; a contradiction exits 2, and so
+    does an option only a match puts in force where the command plays ``single_hand``s."""
     rules: RuleSet = args.variant
     if not args.option:
         return rules
+    names = [name for name, _ in args.option]
+    for name in names:
+        if names.count(name) > 1:
+            parser.error(f"--option {name} is given {names.count(name)} times; give it once")
     try:
-        return with_options(rules, **dict(args.option))
+        rules = with_options(rules, **dict(args.option))
+        return for_single_hand(rules) if single_hand else rules
     except InvalidRules as error:
         parser.error(escape(str(error)))
+
+
+def house_rules_line(rules: RuleSet) -> str:
+    """The house rules in force in ``rules`` as a header's line (``house rules:
+    locked_wildcards=true, set_ranks=AK``), or ``""`` for a preset."""
+    found = options_of(rules)
+    if not found:
+        return ""
+    return "house rules: " + ", ".join(option_text(n, v) for n, v in found.items())

@@ -12,7 +12,7 @@ from ..bots import Bot, bot_from_name
 from ..bots.simulate import seat_bots
 from ..play.match import Match
 from ..play.rendering import ending_text
-from .house_options import add_house_options, rules_of
+from .house_options import add_house_options, house_rules_line, rules_of
 from .options import (
     add_montecarlo_budget,
     add_variant,
@@ -74,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         f"{rules.title} match to {rules.match_target}, {players} players, seed {args.seed}: "
         f"team 0 {teams[0]}, team 1 {teams[1]}"
     )
+    if house := house_rules_line(rules):
+        print(house)
     print(f"{'hand':>4}  {'team 0':>7}  {'team 1':>7}  {'totals':>13}  ended")
     while not match.is_over and len(match.scores) < args.max_hands:
         match = _play_hand(match, bots, rng)

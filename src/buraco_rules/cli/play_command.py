@@ -22,7 +22,7 @@ from ..bots.simulate import game_seed, seat_bots
 from ..core.actions import Action
 from ..hidden.views import PlayerView
 from ..play.rendering import action_text, ending_text, escape, render, render_actions, render_score
-from .house_options import add_house_options, rules_of
+from .house_options import add_house_options, house_rules_line, rules_of
 from .options import (
     add_montecarlo_budget,
     add_variant,
@@ -82,7 +82,7 @@ def seats_text(players: int) -> str:
 def run(args: argparse.Namespace) -> int:
     """Play one hand with the person at ``args.seat``."""
     parser: argparse.ArgumentParser = args.parser
-    rules = rules_of(parser, args)
+    rules = rules_of(parser, args, single_hand=True)
     players = players_of(parser, rules, args.players)
     if not 0 <= args.seat < players:
         parser.error(
@@ -112,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     out = game.out
     dealt = f", seed {seed}" if args.seed is not None else ""  # never a seed it was not given
     print(f"{rules.title}, {players} players{dealt}. You are seat {args.seat}.", file=out)
+    if house := house_rules_line(rules):
+        print(house.capitalize() + ".", file=out)
     while not state.is_over:
         seat = state.current_player
         seen = view(state, seat)

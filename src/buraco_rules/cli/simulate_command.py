@@ -8,8 +8,9 @@ import sys
 from typing import Any
 
 from ..bots.simulate import Simulation, simulate
+from ..variants import options_of
 from .executors import add_executor_options, executor_of, progress_bar
-from .house_options import add_house_options, rules_of
+from .house_options import add_house_options, house_rules_line, rules_of
 from .options import (
     add_montecarlo_budget,
     add_variant,
@@ -58,7 +59,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the simulation the arguments describe and print its result."""
     parser: argparse.ArgumentParser = args.parser
-    rules = rules_of(parser, args)
+    rules = rules_of(parser, args, single_hand=True)
     players = players_of(parser, rules, args.players)
     check_bot_count(parser, args.bots, players)
     show_progress = not args.json and sys.stderr.isatty()
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
         )
     summary = result.to_dict()
+    summary["options"] = options_of(rules)  # the house rules in force, {} for a preset
     summary["workers"] = args.workers
     if args.dask_scheduler:
         summary["dask_scheduler"] = args.dask_scheduler
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary))
     else:
         where = f"Dask at {args.dask_scheduler}" if args.dask_scheduler else _workers(args.workers)
-        print(format_table(result, where))
+        print(format_table(result, where, house=house_rules_line(rules)))
     return 0
 
 
@@ -99,14 +101,16 @@ def _figure(value: float) -> str:
     return f"{value:#.3g}"
 
 
-def format_table(result: Simulation, where: str = "1 worker") -> str:
-    """The statistics of a simulation as a plain-text table."""
+def format_table(result: Simulation, where: str = "1 worker", house: str = "") -> str:
+    """The statistics of a simulation as a plain-text table; ``house`` is a line naming the
+    house rules in force, under the title (none for a preset)."""
     from .. import variants
 
     title = variants.get(result.variant).title
     lines = [
         f"{title}, {result.players} players, {result.games} hand{'s' * (result.games != 1)}, "
         f"seed {result.seed}",
+        *([house] if house else []),
         "",
         f"{'team':<6}{'bots':<20}{'wins':>6}{'win rate':>10}{'95 % CI':>17}"
         f"{'mean score':>12}{'sd':>8}",

@@ -458,6 +458,7 @@ class RuleSet:
                 "RuleSet.long_meld_size and RuleSet.long_meld_bonus are both 0 (off) or both set, "
                 f"not {describe(self.long_meld_size)} and {describe(self.long_meld_bonus)} (R28)"
             )
+        self._check_thresholds()
         if self.closed_take_naturals_only and not self.closed_discard_pile:
             raise InvalidRules(
                 "RuleSet.closed_take_naturals_only needs a closed discard pile "
@@ -469,6 +470,29 @@ class RuleSet:
                 "(RuleSet.canasta_bonuses) and RuleSet.going_out_bonus is 0, so no team ever "
                 "reaches RuleSet.match_target and a match never ends (R16-R18, R20)"
             )
+
+    def _check_thresholds(self) -> None:
+        """R30: every step of a rising minimum opening can take effect: it is reached before the
+        match ends (R20) and asks more than the step below it (the first, more than
+        :attr:`minimum_opening`)."""
+        steps = self.opening_thresholds
+        if not steps:
+            return
+        total = steps[-1][0]
+        if total >= self.match_target:
+            raise InvalidRules(
+                f"opening_thresholds: a team whose match total reaches {total} has reached the "
+                f"match target of {self.match_target}, so the match is over and that minimum never "
+                "applies; keep every total below the target (R20, R30)"
+            )
+        below = self.minimum_opening
+        for total, minimum in steps:
+            if minimum <= below:
+                raise InvalidRules(
+                    f"opening_thresholds must rise: from a total of {total} the minimum opening "
+                    f"would be {minimum}, not more than the {below} below it (R25, R30)"
+                )
+            below = minimum
 
 
 _PRESETS: Final[dict[str, RuleSet]] = {}

@@ -68,7 +68,12 @@ Refusal = tuple[ErrorCode, str]
 """A refusal: the :class:`~buraco_rules.core.errors.ErrorCode` and the sentence for the player,
 which the checker raises as an :class:`~buraco_rules.core.errors.IllegalAction`."""
 
-_LOW_ONLY: Final = "but the ace is low only (a house rule, RuleSet.ace_low_only)"
+_LOW_ONLY: Final = "but at this table the ace is low only (a house rule)"
+
+
+def _pretty(meld: Meld) -> str:
+    """``meld``'s layout with suit symbols, as a player's message shows cards (3♥ 4♥ Joker)."""
+    return " ".join(c.pretty for c in meld.cards)
 
 
 def game_over(state: GameState) -> Refusal | None:
@@ -173,8 +178,8 @@ def take_naturals(state: GameState, from_hand: tuple[Card, ...], meld: Meld) -> 
         return None
     return (
         ErrorCode.TAKE_WITH_WILDCARD,
-        f"{wild.pretty} would be a wildcard: the meld that takes the pile holds its top card and "
-        "natural cards of your hand only (R26, a house rule: RuleSet.closed_take_naturals_only)",
+        f"{wild.pretty} would stand in for another card there: at this table the pile is taken "
+        "with its top card and natural cards of your hand only, no wildcard (R26, a house rule)",
     )
 
 
@@ -224,7 +229,7 @@ def new_meld(
             return (
                 code,
                 f"{what} is a set of a rank the rules allow no sets of: sets are of "
-                f"{_set_ranks_text(state.rules)} only (R27, a house rule: RuleSet.set_ranks)",
+                f"{_set_ranks_text(state.rules)} only (R27, a house rule)",
             )
         kinds = "a run or a set" if state.rules.sets_allowed else "a run"
         return code, f"{what} is not {kinds} (R5, R6)"
@@ -265,7 +270,7 @@ def addition(
         return code, f"adding {what} would give meld {index} a second wildcard (R7)"
     if code is ErrorCode.ACE_LOW_ONLY:
         return code, f"adding {what} to meld {index} puts an ace above the king, {_LOW_ONLY}"
-    return code, f"{what} cannot be added to meld {index} ({old}) (R5, R6, R8)"
+    return code, f"{what} cannot be added to meld {index} ({_pretty(old)}) (R5, R6, R8)"
 
 
 def locked_wildcard(state: GameState, index: int, old: Meld, meld: Meld) -> Refusal | None:
@@ -278,8 +283,8 @@ def locked_wildcard(state: GameState, index: int, old: Meld, meld: Meld) -> Refu
     what = "its wildcard" if wild is None else f"its wildcard {wild.pretty}"
     return (
         ErrorCode.LOCKED_WILDCARD,
-        f"that would move {what} in meld {index} ({old}) from between two natural cards, where "
-        "it is locked (R29, a house rule: RuleSet.locked_wildcards)",
+        f"that would move {what} in meld {index} ({_pretty(old)}) from between two natural "
+        "cards, where it is locked at this table (R29, a house rule)",
     )
 
 

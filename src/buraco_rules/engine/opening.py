@@ -47,7 +47,7 @@ SEARCH_NODES: Final = 48
 meld is not allowed. A bound, so that a hand of many cards costs a bounded time; a meld refused
 for it is refused the same way whenever it is asked (the search is deterministic)."""
 
-_RULE: Final = "(R25, a house rule: RuleSet.minimum_opening)"
+_RULE: Final = "(R25, a house rule)"
 
 
 def need_of(state: GameState, team: int | None = None) -> int:

@@ -71,7 +71,8 @@ class Meld:
     """A meld on the table. Build one with :meth:`Meld.from_cards`; the engine lays it out.
 
     ``cards`` is the layout: a run in ascending order with a wildcard in the gap it fills, or, if
-    it floats at an end (R8), last; a set's natural cards then its wildcard.
+    it floats at an end (R8), last (first where the run reaches the high ace, which has nothing
+    above it: W-3...K-A, R22); a set's natural cards then its wildcard.
     """
 
     cards: tuple[Card, ...]
@@ -225,7 +226,12 @@ def _layout_run(cards: tuple[Card, ...], max_aces: int, low_only: bool) -> Meld 
             wild = wilds[0] if wilds else None
             laid = [_card_at(base, p) if naturals >> p & 1 else wilds[0] for p in range(lo, hi + 1)]
             if wild is not None and not gaps:
-                laid.append(wild)  # R8: it floats at the ends
+                # R8: it floats at the ends, laid last; but a run that reaches the high ace has
+                # no end above it, so the wildcard stands below (W-3...K-A, R22), laid first.
+                if hi == ACE_HIGH:
+                    laid.insert(0, wild)
+                else:
+                    laid.append(wild)
             return Meld(
                 cards=tuple(laid),
                 kind=MeldKind.RUN,
@@ -328,12 +334,9 @@ def moves_locked(old: Meld, new: Meld) -> bool:
         return False
     if new.wildcard is None:
         return True  # it turned natural (R7, R8)
-    naturals = new.naturals
-    if old.naturals & _ACE_LOW_BIT and naturals & _ACE_HIGH_BIT and not naturals & _ACE_LOW_BIT:
-        # The ace the old layout laid low may still stand there (R22 lays it high when that
-        # leaves no hole): the wildcard stays between the ace and the 3.
-        naturals ^= ACE_BITS
-    return _hole(naturals) != place
+    # The layout decides, as it does for every meld (R8): where R22 lays A-W-3...K out again as
+    # W-3...K-A, the wildcard floats at the end, so that addition moved it.
+    return _hole(new.naturals) != place
 
 
 def sets_by_rank(melds: Sequence[Meld]) -> dict[int, int]:

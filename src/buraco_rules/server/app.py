@@ -156,7 +156,7 @@ def create_app(
                     "name": n,
                     "title": variants.get(n).title,
                     "players": variants.get(n).player_counts,
-                    "options": dict(variants.OPTIONS),  # the house rules a table may add
+                    "options": variants.options_for(n),  # the house rules it may add
                 }
                 for n in variants.NAMES
             ]

@@ -970,6 +970,11 @@ def _read_spec(request: object) -> tuple[Any, int, list[str], bool, object]:
     is_match = request.get("match", False)
     if type(is_match) is not bool:
         raise CreateError("match must be true (a match, R20) or false (a single hand)")
+    if not is_match:
+        try:
+            variants.for_single_hand(rules)
+        except ValueError as error:  # InvalidRules, naming the option
+            raise CreateError(f"options: {error}") from None
     turn = request.get("turn_seconds", _UNSET)
     if (
         turn is not _UNSET

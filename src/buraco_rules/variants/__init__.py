@@ -15,7 +15,15 @@ from .buraco_fechado import BURACO_FECHADO
 from .canasta_stbl import CANASTA_STBL
 from .italian import ITALIAN
 from .italian_fibur import ITALIAN_FIBUR
-from .options import OPTIONS, parse_option, with_options
+from .options import (
+    OPTIONS,
+    for_single_hand,
+    option_text,
+    options_for,
+    options_of,
+    parse_option,
+    with_options,
+)
 
 __all__ = [
     "BURACO_FECHADO",
@@ -24,7 +32,11 @@ __all__ = [
     "ITALIAN_FIBUR",
     "NAMES",
     "OPTIONS",
+    "for_single_hand",
     "get",
+    "option_text",
+    "options_for",
+    "options_of",
     "parse_option",
     "with_options",
 ]

@@ -7,7 +7,7 @@
 >>> variants.with_options("italian", closed_take_naturals_only=True)
 Traceback (most recent call last):
 ...
-buraco_rules.core.errors.InvalidRules: RuleSet.closed_take_naturals_only needs a closed discard ...
+buraco_rules.core.errors.InvalidRules: option closed_take_naturals_only needs a closed discard ...
 """
 
 from __future__ import annotations
@@ -22,7 +22,15 @@ from ..core.errors import InvalidRules
 from ..core.quoting import describe, quote_text
 from ..core.rules import _PRESETS, MAX_THRESHOLDS, RuleSet
 
-__all__ = ["OPTIONS", "parse_option", "with_options"]
+__all__ = [
+    "OPTIONS",
+    "for_single_hand",
+    "option_text",
+    "options_for",
+    "options_of",
+    "parse_option",
+    "with_options",
+]
 
 OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -31,17 +39,33 @@ OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "many points (0 off, or 15-150)",
         "closed_take_naturals_only": "R26: a closed pile is taken with its top card and natural "
         "cards of the hand only, no wildcard (true/false)",
-        "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings); turns sets on",
+        "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings)",
         "locked_wildcards": "R29: a wildcard between two natural cards of a run stays there "
         "(true/false)",
         "opening_thresholds": "R30: the minimum opening rises with the team's match total, as "
-        "TOTAL:MINIMUM pairs such as 1500:50,3000:90 (a list of pairs in JSON)",
+        "TOTAL:MINIMUM pairs such as 1000:50,2000:90 (a list of pairs in JSON), in a match",
         "long_meld_size": "R28: a meld of at least this many cards (8-14) earns long_meld_bonus",
         "long_meld_bonus": "R28: the points a long meld earns on top of its canasta bonus",
     }
 )
 """The house-rule options by name (each a ``RuleSet`` field, off in every preset), with a line
 saying what each changes: the names :func:`with_options`, the server and ``--option`` accept."""
+
+_TURNS_SETS_ON: Final = "; turns sets on, which this variant otherwise has not"
+
+
+def options_for(preset: str | RuleSet) -> dict[str, str]:
+    """The options of :data:`OPTIONS` that ``preset`` (a preset or its name) may take, each with
+    its line as it reads for that preset: no ``closed_take_naturals_only`` where the pile is open
+    (R11), and ``set_ranks`` saying it turns sets on where the preset has none."""
+    rules = _preset(preset)
+    found = dict(OPTIONS)
+    if not rules.closed_discard_pile:
+        del found["closed_take_naturals_only"]  # R26 needs a closed pile
+    if not rules.sets_allowed:
+        found["set_ranks"] += _TURNS_SETS_ON
+    return found
+
 
 _KINDS: Final[Mapping[str, type]] = MappingProxyType(
     {
@@ -94,10 +118,59 @@ def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
         changes["sets_allowed"] = True  # R27 chooses the ranks of sets, so it turns them on
     try:
         return attrs.evolve(rules, **changes)
-    except InvalidRules:
-        raise
+    except InvalidRules as error:
+        raise InvalidRules(_in_option_words(str(error), changes, options, rules)) from None
     except (TypeError, ValueError) as error:  # attrs' own refusal of an argument
-        raise InvalidRules(f"bad options for {rules.name}: {error}") from None
+        raise InvalidRules(f"bad options for {rules.title}: {error}") from None
+
+
+_TAKES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "ace_low_only": "true or false",
+        "minimum_opening": "0 (off) or a whole number of points from 15 to 150",
+        "closed_take_naturals_only": "true or false",
+        "set_ranks": "the ranks of its sets written together in rank order, such as AK or 10JQK "
+        "(A, 3-10, J, Q, K; no 2s)",
+        "locked_wildcards": "true or false",
+        "opening_thresholds": "a list of [total, minimum] pairs, such as [[1000, 50], [2000, 90]]: "
+        "totals rising, each minimum from 15 to 150",
+        "long_meld_size": "0 (off) or a whole number of cards from 8 to 14",
+        "long_meld_bonus": "0 (off) or a whole number of points",
+    }
+)
+"""What each option takes, in the words its refusal uses."""
+
+
+def _in_option_words(
+    text: str, changes: Mapping[str, object], given: Mapping[str, object], rules: RuleSet
+) -> str:
+    """The refusal ``text`` of the rule set's own checks, said in the options' words (a player
+    chose them, at a table or on the command line, as ``given``) rather than in the names of
+    ``RuleSet``'s fields."""
+    for name, value in changes.items():
+        if text.startswith(f"RuleSet.{name} must be "):
+            return f"option {name} takes {_TAKES[name]}, not {_shown(given.get(name, value))}"
+    if text.startswith("RuleSet.closed_take_naturals_only needs"):
+        return (
+            f"option closed_take_naturals_only needs a closed discard pile, which {rules.title} "
+            "has not: its pile is taken without a meld (R11, R26)"
+        )
+    if text.startswith("RuleSet.long_meld_size and RuleSet.long_meld_bonus"):
+        return (
+            "options long_meld_size and long_meld_bonus go together: both 0 (off) or both set, "
+            f"not {describe(changes.get('long_meld_size', rules.long_meld_size))} and "
+            f"{describe(changes.get('long_meld_bonus', rules.long_meld_bonus))} (R28)"
+        )
+    return text.replace("RuleSet.", "")
+
+
+def _shown(value: object) -> str:
+    """A value as a player wrote it, in JSON's words where it has them (``true``, ``null``)."""
+    if value is None:
+        return "null"
+    if type(value) is bool:
+        return str(value).lower()
+    return describe(value)
 
 
 def _pairs(value: object) -> object:
@@ -133,7 +206,7 @@ def parse_option(text: str) -> tuple[str, object]:
             total, colon, minimum = item.strip().partition(":")
             if not colon or not _digits(total) or not _digits(minimum):
                 raise InvalidRules(
-                    f"option {name} takes TOTAL:MINIMUM pairs such as 1500:50,3000:90, "
+                    f"option {name} takes TOTAL:MINIMUM pairs such as 1000:50,2000:90, "
                     f"not {quote_text(raw)}"
                 )
             pairs.append((int(total), int(minimum)))
@@ -147,3 +220,43 @@ def parse_option(text: str) -> tuple[str, object]:
 
 def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 10
+
+
+def options_of(rules: RuleSet) -> dict[str, object]:
+    """The house-rule options (:data:`OPTIONS`) in force in ``rules``, by name, in the order of
+    :data:`OPTIONS`: each field whose value differs from the preset of the same name (every
+    option of a rule set not named for a preset). The values are JSON's: ``true``, a number, text,
+    or a list of ``[total, minimum]`` pairs; a preset has none (``{}``)."""
+    preset = _PRESETS.get(rules.name)
+    found: dict[str, object] = {}
+    for name in OPTIONS:
+        value = getattr(rules, name)
+        if preset is not None and value == getattr(preset, name):
+            continue
+        if preset is None and value in (False, 0, None, ()):
+            continue
+        found[name] = [list(pair) for pair in value] if name == "opening_thresholds" else value
+    return found
+
+
+def option_text(name: str, value: object) -> str:
+    """An option as ``--option`` writes it, ``NAME=VALUE`` (``locked_wildcards=true``,
+    ``opening_thresholds=1000:50,2000:90``), which :func:`parse_option` reads back."""
+    if type(value) is bool:
+        return f"{name}={str(value).lower()}"
+    if type(value) in (list, tuple):
+        pairs = ",".join(f"{total}:{minimum}" for total, minimum in value)  # type: ignore[attr-defined]
+        return f"{name}={pairs}"
+    return f"{name}={value}"
+
+
+def for_single_hand(rules: RuleSet) -> RuleSet:
+    """``rules`` for a single hand, not a match: the options that only a match can put in force
+    are refused with an :class:`~buraco_rules.InvalidRules` that names them (R30's
+    ``opening_thresholds`` rise with the match total, which a single hand has not)."""
+    if rules.opening_thresholds:
+        raise InvalidRules(
+            "opening_thresholds raises the minimum opening with the team's match total, and a "
+            "single hand has none: play a match, or ask a fixed minimum_opening (R30)"
+        )
+    return rules
