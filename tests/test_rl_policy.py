@@ -6,6 +6,7 @@ tokens the environments skip, depends on nothing its seat cannot see (re-dealt w
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,48 @@ def test_a_policy_bot_of_a_numpy_network_pickles_for_process_pools() -> None:
     state = br.apply(br.new_game(variants.ITALIAN, 2, seed=7), br.DrawFromStock())
     seen = br.view(state, 0)
     assert copy.choose(seen, random.Random(0)) == bot.choose(seen, random.Random(0))
+
+
+def test_a_policy_bot_plays_in_the_ladder_and_a_match_beside_bots_by_name() -> None:
+    from buraco_rules.bots.ladder import ladder
+    from buraco_rules.bots.simulate import play_match
+
+    table = ladder("canasta-stbl", 2, hands=1, bots=[PolicyBot(random_mlp(7)), "random", "greedy"])
+    assert {name for name, *_ in table.ratings()} == {"policy", "random", "greedy"}
+    assert [p.first for p in table.pairings] == ["policy", "policy", "random"]
+    with pytest.raises(ValueError, match="each named once"):
+        ladder("canasta-stbl", 2, hands=1, bots=[PolicyBot(random_mlp(7)), PolicyBot(abs)])
+    two = [PolicyBot(random_mlp(7), name="a"), PolicyBot(random_mlp(8), name="b")]
+    assert ladder("canasta-stbl", 2, hands=1, bots=two).bots == ("a", "b")
+    hands: list[int] = []
+    match = play_match(
+        "canasta-stbl",
+        bots=(PolicyBot(random_mlp(7)), "greedy"),
+        seed=3,
+        max_hands=2,
+        on_hand=lambda m: hands.append(len(m.scores)),
+    )
+    assert hands == list(range(1, len(match.scores) + 1)) and 1 <= len(match.scores) <= 2
+
+
+def test_the_command_line_names_a_saved_policy_and_refuses_a_bad_file(tmp_path: Path) -> None:
+    from tests.test_cli import ok, run
+
+    path = tmp_path / "net.npz"
+    random_mlp(9).save(path)
+    name = f"policy:{path}"
+    out = ok(run("ladder", "--variant", "canasta-stbl", "--hands", "1", "--bots", f"{name},random"))
+    assert name in out and "random" in out
+    out = ok(
+        run("simulate", "--variant", "canasta-stbl", "--games", "1", "--bots", f"{name},greedy")
+    )
+    assert name in out
+    out = ok(
+        run("match", "--variant", "canasta-stbl", "--max-hands", "1", "--bots", f"greedy,{name}")
+    )
+    assert f"team 1 {name}" in out
+    (tmp_path / "bad.npz").write_text("not weights")
+    for bad in (tmp_path / "bad.npz", tmp_path / "missing.npz"):
+        result = run("simulate", "--bots", f"policy:{bad},greedy")
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert f"{str(bad)!r} is not a policy saved by MLPPolicy.save" in result.stderr

@@ -22,6 +22,7 @@ DrawFromStock()
 from __future__ import annotations
 
 import random
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from ..hidden.views import PlayerView
 from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
 from .observation import OBSERVATION_SIZE, encode, with_prefix
 
-__all__ = ["MLPPolicy", "Policy", "PolicyBot"]
+__all__ = ["MLPPolicy", "Policy", "PolicyBot", "load_policy_bot"]
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]
 """A token policy: ``policy(observation, mask)`` returns a legal token (an int, or anything
@@ -45,13 +46,20 @@ class PolicyBot:
     """A :class:`~buraco_rules.bots.Bot` that spells its action with ``policy``, a token per
     step, from the seat's view (see the module). A policy that returns an illegal token is a
     ``ValueError`` naming it. The policy should be deterministic, or draw from its own seeded
-    generator: the ``rng`` a bot is given is not passed on."""
+    generator: the ``rng`` a bot is given is not passed on. ``name`` is what tables call it
+    (:func:`~buraco_rules.bots.ladder.ladder`, :func:`~buraco_rules.bots.simulate.simulate`);
+    two policies in one ladder need two names."""
 
-    def __init__(self, policy: Policy, skip_forced: bool = True) -> None:
+    def __init__(self, policy: Policy, skip_forced: bool = True, name: str = "policy") -> None:
         if not callable(policy):
             raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+        if type(skip_forced) is not bool:
+            raise TypeError(f"skip_forced must be True or False, not {skip_forced!r}")
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty string, not {name!r}")
         self.policy = policy
-        self.skip_forced = bool(skip_forced)
+        self.skip_forced = skip_forced
+        self.name = name
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The action ``policy`` spells in ``view``."""
@@ -79,7 +87,29 @@ class PolicyBot:
         return tokens_to_action(prefix)
 
     def __repr__(self) -> str:
-        return f"PolicyBot({self.policy!r})"
+        return f"PolicyBot({self.policy!r}, name={self.name!r})"
+
+
+def load_policy_bot(path: str | Path, name: str | None = None) -> PolicyBot:
+    """A :class:`PolicyBot` playing the :class:`MLPPolicy` saved at ``path`` (numpy's ``.npz``,
+    read without pickle), called ``name`` (default ``policy:PATH``). A file that is missing,
+    unreadable or not such a policy is a ``ValueError`` of one line."""
+    try:
+        policy = MLPPolicy.load(path)
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        EOFError,
+        zipfile.BadZipFile,
+    ) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ValueError(
+            f"{str(path)!r} is not a policy saved by MLPPolicy.save: {reason[:200]}"
+        ) from None
+    return PolicyBot(policy, name=f"policy:{path}" if name is None else name)
 
 
 class MLPPolicy:
@@ -125,7 +155,7 @@ class MLPPolicy:
     @classmethod
     def load(cls, path: str | Path) -> MLPPolicy:
         """The policy saved at ``path`` by :meth:`save`."""
-        with np.load(path) as saved:
+        with np.load(path, allow_pickle=False) as saved:
             return cls.from_arrays(saved)
 
     @classmethod
