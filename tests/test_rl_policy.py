@@ -178,3 +178,25 @@ def test_the_command_line_names_a_saved_policy_and_refuses_a_bad_file(tmp_path: 
         result = run("simulate", "--bots", f"policy:{bad},greedy")
         assert result.returncode == 2 and "Traceback" not in result.stderr
         assert f"{str(bad)!r} is not a policy saved by MLPPolicy.save" in result.stderr
+
+
+def test_the_recipe_evaluates_a_saved_policy_without_torch(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "net.npz"
+    random_mlp(10).save(path)
+    tool = Path(__file__).resolve().parent.parent / "tools" / "train_policy.py"
+    script = (
+        "import runpy, sys\n"
+        "for name in ('torch', 'sb3_contrib', 'stable_baselines3'):\n"
+        "    sys.modules[name] = None  # importing any of them now fails\n"
+        f"sys.argv = ['train_policy.py', '--variant', 'canasta-stbl', '--evaluate', {str(path)!r},"
+        " '--eval-hands', '1', '--eval-random-hands', '0']\n"
+        f"runpy.run_path({str(tool)!r}, run_name='__main__')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert '"opponent": "greedy", "hands": 1' in result.stdout
