@@ -3,7 +3,8 @@ from a seat's view, a token at a time, wherever a :class:`~buraco_rules.bots.Bot
 
 Needs numpy (``pip install 'buraco-rules[rl]'``). The bot spells its action as the environments
 do: at each step it shows the policy ``encode(view, prefix)``
-(:mod:`buraco_rules.rl.observation`) and the legal tokens as a boolean mask, and appends the
+(:mod:`buraco_rules.rl.observation`) and the legal tokens as a mask (``int8``, 1 for legal,
+the type the environments' masks have), and appends the
 token chosen; with ``skip_forced`` (the default, as the Gymnasium environment's) a token with no
 alternative is appended without asking. It sees nothing but the view, so it is as blind to hidden
 cards as any bot. :class:`MLPPolicy` is a small numpy network (as ``tools/train_policy.py``
@@ -37,7 +38,7 @@ from .observation import OBSERVATION_SIZE, encode, with_prefix
 
 __all__ = ["MLPPolicy", "Policy", "PolicyBot", "load_policy_bot"]
 
-Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]
+Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], Any]
 """A token policy: ``policy(observation, mask)`` returns a legal token (an int, or anything
 ``int()`` reads, as numpy's integers)."""
 
@@ -72,8 +73,8 @@ class PolicyBot:
             if self.skip_forced and len(legal) == 1:
                 token = legal[0]
             else:
-                mask = np.zeros(NUM_TOKENS, np.bool_)
-                mask[list(legal)] = True
+                mask = np.zeros(NUM_TOKENS, np.int8)
+                mask[list(legal)] = 1
                 observation = with_prefix(plain, prefix) if prefix else plain.copy()
                 chosen = self.policy(observation, mask)
                 token = int(chosen)
@@ -141,7 +142,7 @@ class MLPPolicy:
                 x = np.tanh(x)
         return x
 
-    def __call__(self, observation: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> int:
+    def __call__(self, observation: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> int:
         """The legal token with the highest logit."""
         return int(np.argmax(np.where(np.asarray(mask, bool), self.logits(observation), -np.inf)))
 
