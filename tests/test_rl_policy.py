@@ -200,3 +200,13 @@ def test_the_recipe_evaluates_a_saved_policy_without_torch(tmp_path: Path) -> No
     )
     assert result.returncode == 0, result.stderr
     assert '"opponent": "greedy", "hands": 1' in result.stdout
+
+
+def test_bots_by_name_never_read_a_policy_file(tmp_path: Path) -> None:
+    from buraco_rules.bots import BOT_NAMES, bot_from_name
+
+    path = tmp_path / "net.npz"
+    random_mlp(11).save(path)
+    with pytest.raises(ValueError, match="unknown bot"):
+        bot_from_name(f"policy:{path}")  # the server's path: names only
+    assert not any(name.startswith("policy") for name in BOT_NAMES)
