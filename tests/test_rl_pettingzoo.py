@@ -185,6 +185,9 @@ def test_pending_tokens_and_rendering() -> None:
         {"max_turns": 0},
         {"reward_scale": -1.0},
         {"render_mode": "rgb_array"},
+        {"skip_forced": "no"},  # bool("no") would be True
+        {"dense_rewards": 1},
+        {"skip_forced": None},
     ],
     ids=repr,
 )
@@ -295,3 +298,113 @@ def test_the_single_agent_env_takes_a_bot_object() -> None:
         rl_gym.BuracoEnv(opponent=object())
     with pytest.raises(ValueError):
         rl_gym.BuracoEnv(players=2, seat=2)
+
+
+# Actions that are no token, illegal tokens, seeds, rendering, masks -------------------------
+
+NOT_INTEGERS = [4.9, 4.0, "4", None, [4], float("nan"), True, np.float64(0.0), np.array([0])]
+OUT_OF_RANGE = [96, -1, 10**20, np.int64(200)]
+
+
+def test_actions_that_are_no_token_are_refused_and_the_hand_goes_on() -> None:
+    single = rl_gym.BuracoEnv("italian", 2)
+    single.reset(seed=1)
+    table = env(variant="italian", players=2)
+    table.reset(seed=1)
+    raw = table.unwrapped
+    before = (single.engine_state, raw.engine_state)
+    for bad in NOT_INTEGERS:
+        for step in (single.step, table.step, raw.step):
+            with pytest.raises(TypeError, match="an action is an integer token from 0 to 95"):
+                step(bad)
+    for bad in OUT_OF_RANGE:
+        for step in (single.step, table.step, raw.step):
+            with pytest.raises(ValueError, match="an action is a token from 0 to 95"):
+                step(bad)
+    assert (single.engine_state, raw.engine_state) == before
+    assert not any(raw.terminations.values())
+    for token in (np.int64(0), np.array(0, dtype=np.int32)):  # numpy integers are tokens
+        single.reset(seed=1)
+        table.reset(seed=1)
+        single.step(token)
+        table.step(token)
+        assert single.engine_state.phase.value == raw.engine_state.phase.value == "play"
+
+
+@pytest.mark.parametrize("seed", [-1, "abc", 3.5, True, np.int64(3)], ids=repr)
+def test_both_envs_refuse_a_seed_that_is_no_int_from_0(seed: object) -> None:
+    for table in (env(variant="italian", players=2), rl_gym.BuracoEnv("italian", 2)):
+        with pytest.raises(ValueError, match="seed must be None or an int from 0"):
+            table.reset(seed=seed)
+
+
+def _paid_then_illegal(step: object, mask_of: object, reward_of: object, seed: int) -> float:
+    """Play random legal tokens until the dense rewards have paid something, then an illegal
+    token; the total reward received."""
+    rng = random.Random(seed)
+    total = 0.0
+    while total == 0.0:
+        mask = mask_of()  # type: ignore[operator]
+        total += step(int(rng.choice(np.flatnonzero(mask))))  # type: ignore[operator]
+    illegal = int(np.flatnonzero(mask_of() == 0)[0])  # type: ignore[operator]
+    return total + step(illegal) + reward_of()  # type: ignore[operator]
+
+
+def test_an_illegal_token_after_dense_rewards_brings_the_return_to_the_lowest() -> None:
+    single = rl_gym.BuracoEnv("buraco-fechado", 2, dense_rewards=True, opponent="random")
+    single.reset(seed=2)
+    total = _paid_then_illegal(
+        lambda t: single.step(t)[1], single.action_masks, lambda: 0.0, seed=1
+    )
+    assert total == pytest.approx(single.illegal_reward)
+
+    table = env(variant="buraco-fechado", players=2, dense_rewards=True)
+    table.reset(seed=2)
+    totals = dict.fromkeys(table.possible_agents, 0.0)
+
+    def step(token: int) -> float:
+        table.step(token)
+        while table.agent_selection != "player_0" and not table.unwrapped.terminations["player_0"]:
+            agent = table.agent_selection
+            observation, reward, *_ = table.last()
+            totals[agent] += reward
+            table.step(int(np.flatnonzero(observation["action_mask"])[0]))
+        observation, reward, *_ = table.last()
+        return float(reward)
+
+    def mask() -> object:
+        return table.last()[0]["action_mask"]
+
+    total = _paid_then_illegal(step, mask, lambda: 0.0, seed=1)
+    assert total == pytest.approx(table.unwrapped.illegal_reward)  # the offender's return
+    assert table.unwrapped.rewards["player_1"] == 0.0  # the others get nothing for it
+
+
+def test_human_rendering_prints_on_reset_and_step(capsys: pytest.CaptureFixture[str]) -> None:
+    single = rl_gym.BuracoEnv("italian", 2, render_mode="human")
+    table = env(variant="italian", players=2, render_mode="human")
+    for reset, step in ((single.reset, single.step), (table.reset, table.step)):
+        reset(seed=1)
+        assert "seat 0 sees" in capsys.readouterr().out
+        step(0)
+        assert "seat 0 sees" in capsys.readouterr().out
+
+
+def test_one_mask_type_int8_in_info_action_masks_observations_and_policies() -> None:
+    from buraco_rules.rl.policy import PolicyBot
+
+    single = rl_gym.BuracoEnv("italian", 2)
+    _, info = single.reset(seed=1)
+    assert info["action_mask"].dtype == single.action_masks().dtype == np.int8
+    assert single.action_space.sample(mask=single.action_masks()) in (0, 1)  # Gymnasium's type
+    table = env(variant="italian", players=2)
+    table.reset(seed=1)
+    assert table.last()[0]["action_mask"].dtype == np.int8
+    seen: list[object] = []
+
+    def lowest(observation: object, mask: np.ndarray) -> int:
+        seen.append(mask.dtype)
+        return int(np.flatnonzero(mask)[0])
+
+    PolicyBot(lowest).choose(br.view(single.engine_state, 0), random.Random(0))
+    assert seen == [np.int8]

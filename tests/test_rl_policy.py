@@ -6,6 +6,7 @@ tokens the environments skip, depends on nothing its seat cannot see (re-dealt w
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,80 @@ def test_a_policy_bot_of_a_numpy_network_pickles_for_process_pools() -> None:
     state = br.apply(br.new_game(variants.ITALIAN, 2, seed=7), br.DrawFromStock())
     seen = br.view(state, 0)
     assert copy.choose(seen, random.Random(0)) == bot.choose(seen, random.Random(0))
+
+
+def test_a_policy_bot_plays_in_the_ladder_and_a_match_beside_bots_by_name() -> None:
+    from buraco_rules.bots.ladder import ladder
+    from buraco_rules.bots.simulate import play_match
+
+    table = ladder("canasta-stbl", 2, hands=1, bots=[PolicyBot(random_mlp(7)), "random", "greedy"])
+    assert {name for name, *_ in table.ratings()} == {"policy", "random", "greedy"}
+    assert [p.first for p in table.pairings] == ["policy", "policy", "random"]
+    with pytest.raises(ValueError, match="each named once"):
+        ladder("canasta-stbl", 2, hands=1, bots=[PolicyBot(random_mlp(7)), PolicyBot(abs)])
+    two = [PolicyBot(random_mlp(7), name="a"), PolicyBot(random_mlp(8), name="b")]
+    assert ladder("canasta-stbl", 2, hands=1, bots=two).bots == ("a", "b")
+    hands: list[int] = []
+    match = play_match(
+        "canasta-stbl",
+        bots=(PolicyBot(random_mlp(7)), "greedy"),
+        seed=3,
+        max_hands=2,
+        on_hand=lambda m: hands.append(len(m.scores)),
+    )
+    assert hands == list(range(1, len(match.scores) + 1)) and 1 <= len(match.scores) <= 2
+
+
+def test_the_command_line_names_a_saved_policy_and_refuses_a_bad_file(tmp_path: Path) -> None:
+    from tests.test_cli import ok, run
+
+    path = tmp_path / "net.npz"
+    random_mlp(9).save(path)
+    name = f"policy:{path}"
+    out = ok(run("ladder", "--variant", "canasta-stbl", "--hands", "1", "--bots", f"{name},random"))
+    assert name in out and "random" in out
+    out = ok(
+        run("simulate", "--variant", "canasta-stbl", "--games", "1", "--bots", f"{name},greedy")
+    )
+    assert name in out
+    out = ok(
+        run("match", "--variant", "canasta-stbl", "--max-hands", "1", "--bots", f"greedy,{name}")
+    )
+    assert f"team 1 {name}" in out
+    (tmp_path / "bad.npz").write_text("not weights")
+    for bad in (tmp_path / "bad.npz", tmp_path / "missing.npz"):
+        result = run("simulate", "--bots", f"policy:{bad},greedy")
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert f"{str(bad)!r} is not a policy saved by MLPPolicy.save" in result.stderr
+
+
+def test_the_recipe_evaluates_a_saved_policy_without_torch(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "net.npz"
+    random_mlp(10).save(path)
+    tool = Path(__file__).resolve().parent.parent / "tools" / "train_policy.py"
+    script = (
+        "import runpy, sys\n"
+        "for name in ('torch', 'sb3_contrib', 'stable_baselines3'):\n"
+        "    sys.modules[name] = None  # importing any of them now fails\n"
+        f"sys.argv = ['train_policy.py', '--variant', 'canasta-stbl', '--evaluate', {str(path)!r},"
+        " '--eval-hands', '1', '--eval-random-hands', '0']\n"
+        f"runpy.run_path({str(tool)!r}, run_name='__main__')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert '"opponent": "greedy", "hands": 1' in result.stdout
+
+
+def test_bots_by_name_never_read_a_policy_file(tmp_path: Path) -> None:
+    from buraco_rules.bots import BOT_NAMES, bot_from_name
+
+    path = tmp_path / "net.npz"
+    random_mlp(11).save(path)
+    with pytest.raises(ValueError, match="unknown bot"):
+        bot_from_name(f"policy:{path}")  # the server's path: names only
+    assert not any(name.startswith("policy") for name in BOT_NAMES)

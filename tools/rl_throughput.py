@@ -4,7 +4,8 @@ decision, on the same random hands.
     PYTHONPATH=src python tools/rl_throughput.py --hands 20
 
 The hands are played first by a uniform choice among the engine's legal actions; every row then
-replays the same actions: the engine (``legal_actions`` + ``apply``); the token code on the
+replays the same actions (the Gymnasium rows: the other seats replay recorded actions, so their
+cost is a replay's, not a bot's): the engine (``legal_actions`` + ``apply``); the token code on the
 engine (``legal_tokens`` for every token of the action, then ``apply``); the OpenSpiel game
 (``legal_actions`` + ``apply_action`` per token; then also reading the acting seat's observation
 tensor, as an RL loop does); the PettingZoo env (``last()`` + ``step()`` per token, wrapped as
@@ -13,7 +14,9 @@ is one policy choice of a token; a decision is one engine action (a draw, a meld
 discard...). Times are CPU time of this process
 (``time.process_time``), so a loaded machine slows them less than wall time. For comparison,
 RLCard's gin rummy environment took 386 µs a step when measured on this project's machine
-(``rlcard`` is not a dependency). Needs the ``openspiel`` and ``pettingzoo`` extras.
+(``rlcard`` is not a dependency). A last table measures the Gymnasium environment as a learner
+meets it: its default opponent, GreedyBot, thinking for the other seats, ``skip_forced`` on and
+off alternated. Needs the ``openspiel`` and ``pettingzoo`` extras.
 """
 
 from __future__ import annotations
@@ -226,6 +229,57 @@ def skipping_pettingzoo_row(
     return elapsed, steps
 
 
+def real_opponent_run(
+    rules: br.RuleSet, players: int, hands: int, skip: bool, first_seed: int
+) -> tuple[float, int, int]:
+    """The Gymnasium env as a learner meets it: the default opponent (GreedyBot) plays the other
+    seats, the learner a uniform choice among its legal tokens, on ``hands`` deals from
+    ``first_seed``; CPU time, the learner's steps and the turns of every seat. The learner's
+    choice is drawn from a generator seeded by the deal, the turn and the tokens spelt so far,
+    so that a forced token (the only choice) draws nothing: with ``skip_forced`` on and off the
+    hands are the same, played the same way, and only the environment's work differs."""
+    table = BuracoEnv(rules.name, players, skip_forced=skip)  # opponent="greedy", the default
+    elapsed = 0.0
+    steps = turns = 0
+    for seed in range(first_seed, first_seed + hands):
+        start = clock()
+        table.reset(seed=seed)
+        done = False
+        while not done:
+            legal = [t for t, ok in enumerate(table.action_masks()) if ok]
+            where = f"{seed}/{table.position.turns}/{table.pending_tokens}"
+            token = legal[0] if len(legal) == 1 else random.Random(where).choice(legal)
+            _, _, terminated, truncated, _ = table.step(token)
+            steps += 1
+            done = terminated or truncated
+        elapsed += clock() - start
+        turns += table.position.turns
+    return elapsed, steps, turns
+
+
+def real_opponent_rows(rules: br.RuleSet, players: int, hands: int) -> None:
+    """Gymnasium with its default opponent, ``skip_forced`` on and off in turn on the same deals,
+    in two rounds of deals of their own (on, off; then off, on), caches cleared before each
+    run."""
+    print(
+        f"\nGymnasium env against its default opponent (GreedyBot), the learner choosing "
+        f"uniformly among its legal tokens, {hands} deals a round, each played with skip_forced "
+        "on and off (the same hands, played the same way):\n"
+    )
+    print(
+        "| run | deals | skip_forced | learner steps | µs a learner step | ms a hand | µs a turn |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    order = [(1, True), (1, False), (2, False), (2, True)]
+    for run, (deals, skip) in enumerate(order):
+        br.clear_caches()
+        elapsed, steps, turns = real_opponent_run(rules, players, hands, skip, 100_000 * deals)
+        print(
+            f"| {run + 1} | round {deals} | {skip} | {steps} | {elapsed / steps * 1e6:.0f} "
+            f"| {elapsed / hands * 1e3:.1f} | {elapsed / turns * 1e6:.0f} |"
+        )
+
+
 def encode_row(rules: br.RuleSet, players: int, hands: list[Hand]) -> float:
     """``encode(view)`` of the acting seat at every decision (a new engine state each)."""
     views = []
@@ -292,6 +346,7 @@ def main() -> None:
             f"| {name} | {steps} | {elapsed / steps * 1e6:.0f} | {per_decision:.0f} | {ratio:.2f} |"
         )
     print(f"| RLCard gin rummy (for comparison, a step) | — | {RLCARD_GIN_RUMMY_US:.0f} | — | — |")
+    real_opponent_rows(rules, n, args.hands)
 
 
 if __name__ == "__main__":

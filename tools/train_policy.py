@@ -3,9 +3,10 @@
     nice -n 10 python tools/train_policy.py --variant buraco-fechado --players 2 \\
         --cpu-minutes 30 --checkpoints 10,30 --out runs/bf2
 
-Needs torch and sb3-contrib besides the ``pettingzoo`` extra (``pip install sb3-contrib``, with a
-CPU build of torch); they are not dependencies of the project, and the policy it saves is plain
-numpy (``MLPPolicy.load``) that plays with no deep-learning library. The recipe:
+Training needs torch and sb3-contrib besides the ``pettingzoo`` extra (``pip install sb3-contrib``,
+with a CPU build of torch); they are not dependencies of the project, and are imported only to
+train: the policy it saves is plain numpy (``MLPPolicy.load``) that plays with no deep-learning
+library, and ``--evaluate`` needs numpy alone. The recipe:
 
 1. **Imitation first** (``--bc-hands``): GreedyBot plays hands against itself; every token it
    spells with a choice (forced ones skipped, as the environment does) is a (observation, mask,
@@ -36,9 +37,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
 
 import buraco_rules as br
 from buraco_rules import variants
@@ -96,8 +94,10 @@ def imitation_examples(
     )
 
 
-def imitate(model: MaskablePPO, data: tuple[np.ndarray, ...], epochs: int) -> float:
+def imitate(model: Any, data: tuple[np.ndarray, ...], epochs: int) -> float:
     """Fit the policy to the tokens and the value to the results; the last epoch's accuracy."""
+    import torch
+
     observations, masks, tokens, results = (torch.as_tensor(a) for a in data)
     policy = model.policy
     optimiser = torch.optim.Adam(policy.parameters(), lr=1e-3)
@@ -123,8 +123,10 @@ def imitate(model: MaskablePPO, data: tuple[np.ndarray, ...], epochs: int) -> fl
     return accuracy
 
 
-def to_numpy(model: MaskablePPO) -> MLPPolicy:
+def to_numpy(model: Any) -> MLPPolicy:
     """The actor of ``model`` as numpy weights (its Linear layers, tanh between)."""
+    import torch
+
     linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     linears.append(model.policy.action_net)
     return MLPPolicy(
@@ -132,45 +134,55 @@ def to_numpy(model: MaskablePPO) -> MLPPolicy:
     )
 
 
-class Schedule(BaseCallback):  # type: ignore[misc]
-    """Counts the training hands won against GreedyBot, saves checkpoints at CPU minutes,
-    refreshes the self-play copy, stops at the budget."""
+def schedule(args: argparse.Namespace, out: Path, started: float) -> Any:
+    """The training callback (built here: stable-baselines3 is imported only to train)."""
+    from stable_baselines3.common.callbacks import BaseCallback
 
-    def __init__(self, args: argparse.Namespace, out: Path, started: float) -> None:
-        super().__init__()
-        self.args = args
-        self.out = out
-        self.started = started
-        self.marks = sorted({float(m) for m in args.checkpoints.split(",")} | {args.cpu_minutes})
-        self.curve: list[tuple[float, int, float, int]] = []
-        self.window: list[float] = []
-        self.next_point = 0.5
+    class Schedule(BaseCallback):  # type: ignore[misc]
+        """Counts the training hands won against GreedyBot, saves checkpoints at CPU minutes,
+        refreshes the self-play copy, stops at the budget."""
 
-    def minutes(self) -> float:
-        return (clock() - self.started) / 60.0
-
-    def _on_step(self) -> bool:
-        for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
-            if done and info.get("against") == "greedy":
-                self.window.append(float(info.get("won", 0.0)))
-        minutes = self.minutes()
-        if minutes >= self.next_point and self.window:
-            recent = self.window[-200:]
-            self.curve.append((minutes, self.num_timesteps, sum(recent) / len(recent), len(recent)))
-            print(
-                f"{minutes:6.1f} CPU-min {self.num_timesteps:8d} steps "
-                f"win vs greedy (last {len(recent)}) {sum(recent) / len(recent):.3f}",
-                flush=True,
+        def __init__(self, args: argparse.Namespace, out: Path, started: float) -> None:
+            super().__init__()
+            self.args = args
+            self.out = out
+            self.started = started
+            self.marks = sorted(
+                {float(m) for m in args.checkpoints.split(",")} | {args.cpu_minutes}
             )
-            self.next_point = minutes + 0.5
-            write_curve(self.curve, self.out / "curve.csv")
-        while self.marks and minutes >= self.marks[0]:
-            mark = self.marks.pop(0)
-            net = to_numpy(self.model)
-            net.save(self.out / f"policy_{mark:g}min.npz")
-            self.training_env.env_method("set_frozen", net)
-            print(f"checkpoint at {mark:g} CPU-min, {self.num_timesteps} steps", flush=True)
-        return bool(self.marks)
+            self.curve: list[tuple[float, int, float, int]] = []
+            self.window: list[float] = []
+            self.next_point = 0.5
+
+        def minutes(self) -> float:
+            return (clock() - self.started) / 60.0
+
+        def _on_step(self) -> bool:
+            for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
+                if done and info.get("against") == "greedy":
+                    self.window.append(float(info.get("won", 0.0)))
+            minutes = self.minutes()
+            if minutes >= self.next_point and self.window:
+                recent = self.window[-200:]
+                self.curve.append(
+                    (minutes, self.num_timesteps, sum(recent) / len(recent), len(recent))
+                )
+                print(
+                    f"{minutes:6.1f} CPU-min {self.num_timesteps:8d} steps "
+                    f"win vs greedy (last {len(recent)}) {sum(recent) / len(recent):.3f}",
+                    flush=True,
+                )
+                self.next_point = minutes + 0.5
+                write_curve(self.curve, self.out / "curve.csv")
+            while self.marks and minutes >= self.marks[0]:
+                mark = self.marks.pop(0)
+                net = to_numpy(self.model)
+                net.save(self.out / f"policy_{mark:g}min.npz")
+                self.training_env.env_method("set_frozen", net)
+                print(f"checkpoint at {mark:g} CPU-min, {self.num_timesteps} steps", flush=True)
+            return bool(self.marks)
+
+    return Schedule(args, out, started)
 
 
 class Training(BuracoEnv):
@@ -284,6 +296,9 @@ def main() -> None:
         args.checkpoints = f"{args.cpu_minutes:g}"
     if any(float(m) > args.cpu_minutes for m in args.checkpoints.split(",")):
         parser.error("a checkpoint lies beyond --cpu-minutes")
+    import torch  # training only: evaluating a saved policy needs numpy alone
+    from sb3_contrib import MaskablePPO
+
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -320,10 +335,10 @@ def main() -> None:
         )
         net = to_numpy(model)
         net.save(args.out / "policy_imitation.npz")
-    schedule = Schedule(args, args.out, started)
-    model.learn(total_timesteps=10**9, callback=schedule)
-    write_curve(schedule.curve, args.out / "curve.csv")
-    plot(schedule.curve, args.out / "curve.png", f"{args.variant} {args.players}p")
+    callback = schedule(args, args.out, started)
+    model.learn(total_timesteps=10**9, callback=callback)
+    write_curve(callback.curve, args.out / "curve.csv")
+    plot(callback.curve, args.out / "curve.png", f"{args.variant} {args.players}p")
     if args.eval_hands:
         report(args, sorted(args.out.glob("policy_*.npz")))
 

@@ -26,8 +26,7 @@ import attrs
 from .. import variants
 from ..core.rules import RuleSet
 from ..engine.state import TEAM
-from . import bot_from_name
-from .simulate import Simulation, simulate, wilson_interval
+from .simulate import BotSpec, Simulation, bot_label, seat_bots, simulate, wilson_interval
 
 __all__ = ["Ladder", "Pairing", "bradley_terry", "ladder"]
 
@@ -259,31 +258,31 @@ def ladder(
     rules: RuleSet | str = variants.BURACO_FECHADO,
     players: int | None = None,
     *,
-    bots: Sequence[str] = ("random", "greedy", "montecarlo", "ismcts"),
+    bots: Sequence[BotSpec] = ("random", "greedy", "montecarlo", "ismcts"),
     hands: int = 100,
     seed: int = 0,
     executor: Executor | None = None,
     chunk_size: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Ladder:
-    """Play every pair of ``bots`` (names, as :func:`~buraco_rules.bots.bot_from_name` takes
-    them, budgets included) on ``hands`` deals each, every deal from both seat orders, the same
-    deals for every pairing (``game_seed(seed, i)``); each pair is two :func:`simulate` runs, on
-    ``executor`` if given. ``progress(done, total)`` counts hands. Bad arguments are a
-    ``ValueError``."""
+    """Play every pair of ``bots`` on ``hands`` deals each, every deal from both seat orders,
+    the same deals for every pairing (``game_seed(seed, i)``); each pair is two :func:`simulate`
+    runs, on ``executor`` if given. A bot is a name, as
+    :func:`~buraco_rules.bots.bot_from_name` takes them (budgets included), or a bot object,
+    such as a :class:`~buraco_rules.rl.PolicyBot`, which the tables call by
+    :func:`~buraco_rules.bots.simulate.bot_label`. ``progress(done, total)`` counts hands. Bad
+    arguments are a ``ValueError``."""
     if isinstance(rules, str):
         rules = variants.get(rules)
     if not isinstance(rules, RuleSet):
         raise ValueError(f"rules must be a RuleSet or a variant name, not {rules!r}")
     if isinstance(bots, str) or not isinstance(bots, Sequence):
         raise ValueError(f"bots must be a sequence of bot names, not {bots!r}")
-    names = tuple(bots)
-    for name in names:
-        if not isinstance(name, str):
-            raise ValueError(f"a ladder takes bots by name, not {name!r}")
-        bot_from_name(name)
+    specs = seat_bots(tuple(bots), len(bots))  # each a known name or a bot object
+    names = tuple(bot_label(spec) for spec in specs)
     if len(names) < 2 or len(set(names)) != len(names):
         raise ValueError(f"a ladder needs two bots or more, each named once, not {names!r}")
+    by_name = dict(zip(names, specs, strict=True))
     if type(hands) is not int or hands < 1:
         raise ValueError(f"hands must be a positive whole number, not {hands!r}")
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
@@ -302,7 +301,7 @@ def ladder(
             rules,
             players,
             games=hands,
-            bots=order,
+            bots=(by_name[order[0]], by_name[order[1]]),
             seed=seed,
             executor=executor,
             chunk_size=chunk_size,

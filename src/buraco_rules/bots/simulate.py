@@ -36,14 +36,17 @@ from ..engine.scoring import score
 from ..engine.state import TEAM, Phase
 from ..hidden.views import view
 from ..play.face import apply, new_game
+from ..play.match import Match, new_match
 from . import Bot, bot_from_name
 
 __all__ = [
     "GameResult",
     "Simulation",
+    "bot_label",
     "dask_executor",
     "game_seed",
     "play_game",
+    "play_match",
     "seat_bots",
     "simulate",
     "wilson_interval",
@@ -158,6 +161,43 @@ def play_game(
     )
 
 
+def play_match(
+    rules: RuleSet | str,
+    players: int | None = None,
+    *,
+    bots: Sequence[BotSpec],
+    seed: int = 1,
+    max_hands: int = 100,
+    on_hand: Callable[[Match], None] | None = None,
+) -> Match:
+    """Play a whole match (R20) between ``bots`` (names or bot objects, one per team or one per
+    seat, as :func:`simulate` takes them), dealt from ``seed``, until a team wins or after
+    ``max_hands`` hands; ``on_hand(match)`` is called after each hand. The bots draw from one
+    ``random.Random(seed)``. Bad arguments are a ``ValueError``."""
+    if isinstance(rules, str):
+        rules = variants.get(rules)
+    if not isinstance(rules, RuleSet):
+        raise ValueError(f"rules must be a RuleSet or a variant name, not {rules!r}")
+    if players is None:
+        players = rules.default_players
+    if type(players) is not int or players not in rules.player_counts:
+        counts = " or ".join(map(str, rules.player_counts))
+        raise ValueError(f"{rules.title} is played by {counts} players, not {players!r}")
+    if type(max_hands) is not int or max_hands < 1:
+        raise ValueError(f"max_hands must be a positive whole number, not {max_hands!r}")
+    seated = [_make_bot(spec) for spec in seat_bots(bots, players)]
+    rng = random.Random(seed)
+    match = new_match(rules, players, seed=seed)
+    while not match.is_over and len(match.scores) < max_hands:
+        hands = len(match.scores)
+        while len(match.scores) == hands:
+            seat = match.hand.current_player
+            match = apply(match, seated[seat].choose(view(match.hand, seat), rng), player=seat)
+        if on_hand is not None:
+            on_hand(match)
+    return match
+
+
 @attrs.frozen
 class _Task:
     """What a worker needs to play a run of games (picklable)."""
@@ -187,8 +227,13 @@ def _play_games(task: _Task, start: int, stop: int) -> list[GameResult]:
     ]
 
 
-def _label(spec: BotSpec) -> str:
-    return spec if isinstance(spec, str) else type(spec).__name__
+def bot_label(spec: BotSpec) -> str:
+    """The name a bot goes by in tables: a name as given, a bot object's ``name`` attribute if
+    it has a string one (as :class:`~buraco_rules.rl.PolicyBot` does), else its class's name."""
+    if isinstance(spec, str):
+        return spec
+    name = getattr(spec, "name", None)
+    return name if isinstance(name, str) and name else type(spec).__name__
 
 
 @attrs.frozen
@@ -402,7 +447,7 @@ def simulate(
     return Simulation(
         variant=rules.name,
         players=players,
-        bots=tuple(_label(spec) for spec in seats),
+        bots=tuple(bot_label(spec) for spec in seats),
         seed=seed,
         results=results,
         seconds=time.perf_counter() - started,

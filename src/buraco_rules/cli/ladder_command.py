@@ -10,7 +10,14 @@ from typing import Any
 
 from ..bots.ladder import Ladder, ladder
 from .executors import add_executor_options, executor_of, progress_bar
-from .options import add_variant, bot_list, players_of, positive_int, whole_number
+from .options import (
+    add_variant,
+    bot_list,
+    players_of,
+    positive_int,
+    whole_number,
+    with_policies,
+)
 
 __all__ = ["add_parser", "format_ladder", "run"]
 
@@ -41,7 +48,8 @@ def add_parser(commands: Any) -> None:
         default=DEFAULT_BOTS,
         metavar="A,B[,...]",
         help="two bots or more, each named once; a search bot may carry its budget, as in "
-        f"ismcts:200 or ismcts:0.25s (default: {','.join(DEFAULT_BOTS)})",
+        f"ismcts:200 or ismcts:0.25s, and a trained token policy is named policy:PATH.npz "
+        f"(default: {','.join(DEFAULT_BOTS)})",
     )
     parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
     add_executor_options(parser)
@@ -64,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         result = ladder(
             rules,
             players,
-            bots=args.bots,
+            bots=with_policies(parser, args.bots),
             hands=args.hands,
             seed=args.seed,
             executor=executor,

@@ -4,14 +4,12 @@ totals."""
 from __future__ import annotations
 
 import argparse
-import random
 from typing import Any
 
-from .. import apply, new_match, view
-from ..bots import Bot, bot_from_name
-from ..bots.simulate import seat_bots
+from ..bots.simulate import play_match
+from ..engine.state import TEAM
 from ..play.match import Match
-from ..play.rendering import ending_text
+from ..play.rendering import ending_text, escape
 from .house_options import add_house_options, house_rules_line, rules_of
 from .options import (
     add_montecarlo_budget,
@@ -22,6 +20,7 @@ from .options import (
     players_of,
     positive_int,
     whole_number,
+    with_policies,
 )
 
 __all__ = ["add_parser", "run"]
@@ -45,7 +44,8 @@ def add_parser(commands: Any) -> None:
         default=("greedy", "greedy"),
         metavar="A,B",
         help="one bot per team or one per seat: random, greedy, montecarlo, ismcts, a search "
-        "bot with its budget as in ismcts:200 or ismcts:0.25s (default: greedy,greedy)",
+        "bot with its budget as in ismcts:200 or ismcts:0.25s, or a trained token policy "
+        "saved as numpy weights, policy:PATH.npz (default: greedy,greedy)",
     )
     add_montecarlo_budget(parser)
     parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
@@ -64,11 +64,10 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_of(parser, args)
     players = players_of(parser, rules, args.players)
     check_bot_count(parser, args.bots, players)
-    seats = seat_bots(args.bots, players)
-    specs = seat_bots(montecarlo_bots(parser, args), players)
-    bots = [bot_from_name(spec) if isinstance(spec, str) else spec for spec in specs]
-    rng = random.Random(args.seed)
-    match = new_match(rules, players, seed=args.seed)
+    specs = with_policies(parser, montecarlo_bots(parser, args))
+    seats = [
+        escape(args.bots[TEAM[s]] if len(args.bots) == 2 else args.bots[s]) for s in range(players)
+    ]
     teams = [",".join(dict.fromkeys(seats[t::2])) for t in (0, 1)]
     print(
         f"{rules.title} match to {rules.match_target}, {players} players, seed {args.seed}: "
@@ -77,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
     if house := house_rules_line(rules):
         print(house)
     print(f"{'hand':>4}  {'team 0':>7}  {'team 1':>7}  {'totals':>13}  ended")
-    while not match.is_over and len(match.scores) < args.max_hands:
-        match = _play_hand(match, bots, rng)
+
+    def show(match: Match) -> None:
         first, second = match.scores[-1]
         last = match.finished_hands[-1]
         ending = ending_text(last.outcome) if last.outcome else "over"
@@ -87,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
             f"{len(match.scores):>4}  {first.total:>+7}  {second.total:>+7}  "
             f"{total0:>6} {total1:>6}  {ending}"
         )
+
+    match = play_match(
+        rules, players, bots=specs, seed=args.seed, max_hands=args.max_hands, on_hand=show
+    )
     total0, total1 = match.totals
     if match.winner is None:
         print(f"no winner after {_hands(len(match.scores))}: {total0} to {total1}")
@@ -101,12 +104,3 @@ def run(args: argparse.Namespace) -> int:
 def _hands(n: int) -> str:
     """``1 hand``, ``2 hands``."""
     return "1 hand" if n == 1 else f"{n} hands"
-
-
-def _play_hand(match: Match, bots: list[Bot], rng: random.Random) -> Match:
-    """The match after the bots play its current hand to the end."""
-    hands = len(match.scores)
-    while len(match.scores) == hands:
-        seat = match.hand.current_player
-        match = apply(match, bots[seat].choose(view(match.hand, seat), rng), player=seat)
-    return match

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import Any
 
 from .. import variants
 from ..arguments import NUMBER_CHARS as _NUMBER_CHARS  # the number checks, re-exported here
 from ..arguments import non_negative_float, positive_float, positive_int, shown, whole_number
-from ..bots import BOT_NAMES, ISMCTSBot, MonteCarloBot, bot_from_name
+from ..bots import BOT_NAMES, Bot, ISMCTSBot, MonteCarloBot, bot_from_name
 from ..core.rules import RuleSet
 from ..play.rendering import escape
 
@@ -24,7 +26,13 @@ __all__ = [
     "shown",
     "variant",
     "whole_number",
+    "with_policies",
 ]
+
+POLICY_PREFIX = "policy:"
+"""A bot named ``policy:PATH.npz`` on the command line is the trained token policy saved there
+(:func:`buraco_rules.rl.policy.load_policy_bot`; needs numpy). Only the command line reads such
+files: the server takes bots by name alone."""
 
 
 def variant(text: str) -> RuleSet:
@@ -47,15 +55,48 @@ def bot_list(text: str) -> tuple[str, ...]:
             f"name one of {', '.join(BOT_NAMES)} for each"
         )
     for name in names:
+        if name.startswith(POLICY_PREFIX):
+            _policy_bot(name, argparse.ArgumentTypeError)
+            continue
         try:
             bot_from_name(name)
         except ValueError as error:
             if ":" in name and len(name) <= _NUMBER_CHARS:  # a budget's own message says more
                 raise argparse.ArgumentTypeError(escape(str(error))) from None
             raise argparse.ArgumentTypeError(
-                f"unknown bot {shown(name)} in {shown(text)}; choose from {', '.join(BOT_NAMES)}"
+                f"unknown bot {shown(name)} in {shown(text)}; choose from {', '.join(BOT_NAMES)} "
+                f"or {POLICY_PREFIX}PATH.npz"
             ) from None
     return names
+
+
+def _policy_bot(name: str, error: type[Exception]) -> Any:
+    """The :class:`~buraco_rules.rl.PolicyBot` of ``policy:PATH``, or ``error`` of one line."""
+    try:
+        from ..rl.policy import load_policy_bot
+    except ImportError:
+        raise error(f"{shown(name)} needs numpy: pip install 'buraco-rules[rl]'") from None
+    try:
+        return load_policy_bot(name[len(POLICY_PREFIX) :], name=escape(name))
+    except ValueError as problem:
+        raise error(escape(str(problem))) from None
+
+
+def with_policies(
+    parser: argparse.ArgumentParser, specs: Sequence[str | Bot]
+) -> tuple[str | Bot, ...]:
+    """``specs`` with each ``policy:PATH`` name replaced by the policy's bot (refused, exit 2,
+    if its file will not load)."""
+    loaded: list[str | Bot] = []
+    for spec in specs:
+        if isinstance(spec, str) and spec.startswith(POLICY_PREFIX):
+            try:
+                loaded.append(_policy_bot(spec, ValueError))
+            except ValueError as problem:
+                parser.error(str(problem))
+        else:
+            loaded.append(spec)
+    return tuple(loaded)
 
 
 def add_variant(parser: argparse.ArgumentParser, default: str) -> None:

@@ -20,6 +20,7 @@ from .options import (
     players_of,
     positive_int,
     whole_number,
+    with_policies,
 )
 
 __all__ = ["add_parser", "format_table", "run"]
@@ -46,8 +47,8 @@ def add_parser(commands: Any) -> None:
         default=("greedy", "random"),
         metavar="A,B",
         help="one bot per team (team 0 first) or one per seat: random, greedy, montecarlo, "
-        "ismcts, or a search bot with its budget as in ismcts:200 or ismcts:0.25s "
-        "(default: greedy,random)",
+        "ismcts, a search bot with its budget as in ismcts:200 or ismcts:0.25s, or a trained "
+        "token policy saved as numpy weights, policy:PATH.npz (default: greedy,random)",
     )
     parser.add_argument("--seed", type=whole_number, default=1, help="default 1")
     add_montecarlo_budget(parser)
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             rules,
             players,
             games=args.games,
-            bots=montecarlo_bots(parser, args),
+            bots=with_policies(parser, montecarlo_bots(parser, args)),
             seed=args.seed,
             executor=executor,
             progress=progress,

@@ -6,9 +6,11 @@ played; it is immutable, so an adapter's state shares it rather than copying it.
 
 from __future__ import annotations
 
+import operator
 from typing import Final
 
 import attrs
+import numpy as np
 
 from ..core.actions import Action
 from ..core.cards import DECK, all_cards
@@ -16,7 +18,7 @@ from ..core.rules import DECK_SIZE, RuleSet
 from ..engine.scoring import score
 from ..engine.state import GameState
 from ..play.face import apply
-from .encoding import is_complete, legal_tokens, token_to_string, tokens_to_action
+from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
 from .observation import _points
 
 _FACES: Final = all_cards()
@@ -54,6 +56,44 @@ def token_name(token: int) -> str:
         return token_to_string(token)
     except ValueError:
         return f"<no token {token!r}>"
+
+
+def checked_token(action: object) -> int:
+    """``action`` as a token id, as both environments read a step's action: a Python ``int``
+    (not a ``bool``) or a numpy integer (a 0-d integer array too), from 0 to 95. Anything else
+    (a float, even ``4.0``, a string, ``None``, a list, NaN, a bool) is a ``TypeError`` and an
+    integer out of range a ``ValueError``, each naming it: a bug of the caller's, not a move,
+    unlike a token in range that is illegal here (which the environments penalise)."""
+    integral = (type(action) is int) or isinstance(action, np.integer)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        integral = True
+    if not integral:
+        shown = repr(action)
+        shown = shown if len(shown) <= 40 else shown[:40] + "…"
+        raise TypeError(
+            f"an action is an integer token from 0 to {NUM_TOKENS - 1}, not {shown} "
+            f"({type(action).__name__})"
+        )
+    token = operator.index(action)  # type: ignore[arg-type]
+    if not 0 <= token < NUM_TOKENS:
+        raise ValueError(f"an action is a token from 0 to {NUM_TOKENS - 1}, not {token}")
+    return token
+
+
+def checked_flag(name: str, value: object) -> bool:
+    """``value`` if it is ``True`` or ``False``; anything else (``"no"``, 0, None) is a
+    ``ValueError`` naming ``name``: ``bool("no")`` would read as True."""
+    if type(value) is not bool:
+        raise ValueError(f"{name} must be True or False, not {value!r}")
+    return value
+
+
+def checked_seed(seed: object) -> int | None:
+    """``seed`` if it is ``None`` or an ``int`` from 0 (as Gymnasium's ``reset`` takes seeds);
+    anything else is a ``ValueError``."""
+    if seed is not None and (type(seed) is not int or seed < 0):
+        raise ValueError(f"seed must be None or an int from 0, not {seed!r}")
+    return seed
 
 
 class IllegalToken(ValueError):

@@ -5,17 +5,19 @@ Needs Gymnasium (``pip install 'buraco-rules[pettingzoo]'``). Importing this mod
 :data:`ENV_ID` with Gymnasium. The learning seat spells its actions a token per step
 (:mod:`buraco_rules.rl.encoding`); with ``skip_forced`` (the default) a token with a single legal
 choice is played by the environment, so every step is a real choice. Between its steps the other
-seats (its partner too, with four players) play whole actions with ``opponent``: a bot, a bot's
-name (``"greedy"`` by default), or a token policy ``policy(observation, mask) -> token`` (a
-:class:`~buraco_rules.rl.policy.PolicyBot` plays it: a frozen copy of the learner, for
-self-play). Observations are ``encode(view, prefix)`` (:mod:`buraco_rules.rl.observation`);
-:meth:`BuracoEnv.action_masks` gives the legal tokens as sb3-contrib's ``MaskablePPO`` expects
-them, and ``info["action_mask"]`` the same. The reward is the learning team's total less the
-other team's, times ``reward_scale`` (:data:`~buraco_rules.rl.rewards.DEFAULT_REWARD_SCALE`,
-0.001 a point), paid when the hand ends, or with ``dense_rewards`` paid as the lead on the table
-changes, summing to the same (:mod:`buraco_rules.rl.rewards`). A hand cut at ``max_turns`` turns
-is ``truncated`` and scored as it stands. An illegal token ends the hand with the game's lowest
-reward (``info["illegal_action"]``).
+seats (its partner too, with four players) play whole actions with ``opponent``: a bot, a bot's name
+(``"greedy"`` by default), or a token policy ``policy(observation, mask) -> token`` (a
+:class:`~buraco_rules.rl.policy.PolicyBot` plays it: a frozen copy of the learner, for self-play).
+Observations are ``encode(view, prefix)`` (:mod:`buraco_rules.rl.observation`);
+:meth:`BuracoEnv.action_masks` gives the legal tokens as sb3-contrib's ``MaskablePPO`` expects them,
+and ``info["action_mask"]`` the same (both ``int8``, 1 for a legal token). The reward is the
+learning team's total less the other team's, times ``reward_scale``
+(:data:`~buraco_rules.rl.rewards.DEFAULT_REWARD_SCALE`, 0.001 a point), paid when the hand ends, or
+with ``dense_rewards`` paid as the lead on the table changes, summing to the same
+(:mod:`buraco_rules.rl.rewards`). A hand cut at ``max_turns`` turns is ``truncated`` and scored as
+it stands. An action that is no token (not an integer from 0 to 95) is a ``TypeError`` or
+``ValueError``; a token that is not legal ends the hand with the game's lowest return
+(``info["illegal_action"]``).
 
 >>> import gymnasium
 >>> import buraco_rules.rl.gymnasium as rl_gym
@@ -23,6 +25,8 @@ reward (``info["illegal_action"]``).
 >>> observation, info = table.reset(seed=1)
 >>> observation.shape == (rl_gym.OBSERVATION_SIZE,), int(info["action_mask"].sum())
 (True, 2)
+>>> info["action_mask"].dtype == table.unwrapped.action_masks().dtype == "int8"
+True
 """
 
 from __future__ import annotations
@@ -39,7 +43,15 @@ from ..bots import Bot, bot_from_name
 from ..engine.state import TEAM, GameState
 from ..hidden.views import view
 from ..play.face import new_game
-from ._position import IllegalToken, Position, SteppedHand, utility_bound
+from ._position import (
+    IllegalToken,
+    Position,
+    SteppedHand,
+    checked_flag,
+    checked_seed,
+    checked_token,
+    utility_bound,
+)
 from .encoding import NUM_TOKENS
 from .observation import OBSERVATION_SIZE, _write_prefix, encode
 from .pettingzoo import (
@@ -104,17 +116,18 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
             raise ValueError(f"seat must be a seat from 0 to {self.players - 1}, not {seat!r}")
         self.seat = seat
         self.render_mode = _render_mode(render_mode, self.metadata["render_modes"])
-        self.skip_forced = bool(skip_forced)
-        self.dense_rewards = bool(dense_rewards)
+        self.skip_forced = checked_flag("skip_forced", skip_forced)
+        self.dense_rewards = checked_flag("dense_rewards", dense_rewards)
         self.observation_space = spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_TOKENS)
         self.illegal_reward = -utility_bound(self.rules) * self.reward_scale
-        """The reward of an illegal token: the game's lowest."""
+        """The return of a hand ended by an illegal token: the game's lowest (the step's reward
+        is this less what the hand had already paid, so the hand's rewards sum to it)."""
         self._bots_rng = random.Random()
         self._position: Position | None = None  # read through SteppedHand.position
         self._ended = False
         self._payer = Payer(self.reward_scale, self.dense_rewards)
-        self._mask: tuple[Position, npt.NDArray[np.bool_]] | None = None
+        self._mask: tuple[Position, npt.NDArray[np.int8]] | None = None
         self._seen: tuple[GameState, npt.NDArray[np.float32]] | None = None
         """The last engine state observed and its observation without a prefix."""
 
@@ -128,15 +141,18 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         """Read through :func:`as_bot`."""
         self._opponent = as_bot(opponent)
 
-    def action_masks(self) -> npt.NDArray[np.bool_]:
-        """The legal tokens of the learning seat, as booleans (all False once the hand is over)."""
+    def action_masks(self) -> npt.NDArray[np.int8]:
+        """The legal tokens of the learning seat, 1 for legal and 0 otherwise, as ``int8`` (all 0
+        once the hand is over): the type ``info["action_mask"]`` has, PettingZoo's masks have and
+        ``Discrete.sample(mask=)`` takes; sb3-contrib reads it as booleans. Index logits with
+        ``mask.astype(bool)``, not with the mask itself (an int8 array indexes by position)."""
         position = self.position
         kept = self._mask
         if kept is not None and kept[0] is position and not self._ended:
             return kept[1].copy()  # asked by the learner, then for info: worked out once
-        mask = np.zeros(NUM_TOKENS, np.bool_)
+        mask = np.zeros(NUM_TOKENS, np.int8)
         if not (position.over or self._ended) and position.engine.current_player == self.seat:
-            mask[list(position.legal())] = True
+            mask[list(position.legal())] = 1
         self._mask = (position, mask)
         return mask.copy()
 
@@ -148,8 +164,7 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         observation = self._seen[1].copy()  # the kept one has an empty prefix
         if position.pending:  # tokens the position checked already
             _write_prefix(observation, position.pending)
-        mask = self.action_masks().astype(np.int8)
-        return observation, {"action_mask": mask, "forced_tokens": skipped}
+        return observation, {"action_mask": self.action_masks(), "forced_tokens": skipped}
 
     def _advance(self, position: Position) -> tuple[Position, int]:
         """Let the other seats play, and the forced tokens of the learning seat be played, until
@@ -175,14 +190,17 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Deal a new hand (the same seed, the same deal and the same bot play) and let the other
-        seats play, and the forced tokens be played, until the learning seat has a choice."""
-        super().reset(seed=seed)
+        seats play, and the forced tokens be played, until the learning seat has a choice. A
+        seed is ``None`` or an ``int`` from 0 (not a bool): anything else is a ``ValueError``."""
+        super().reset(seed=checked_seed(seed))
         deal = int(self.np_random.integers(2**63))
         self._bots_rng = random.Random(int(self.np_random.integers(2**63)))
         first = Position(new_game(self.rules, self.players, seed=deal))
         self._ended = False
         self._payer = Payer(self.reward_scale, self.dense_rewards)
         self._position, skipped = self._advance(first)
+        if self.render_mode == "human":
+            self.render()
         return self._observation(skipped)
 
     def step(
@@ -190,28 +208,41 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     ) -> tuple[npt.NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Spell one token for the learning seat; the others then play (and its forced tokens
         are played) until it has a choice again or the hand ends. ``truncated`` is True when the
-        hand was cut at ``max_turns`` (the reward then scores it as it stands)."""
+        hand was cut at ``max_turns`` (the reward then scores it as it stands).
+
+        ``action`` is an ``int`` or a numpy integer from 0 to 95: anything else is a
+        ``TypeError``, an integer out of range a ``ValueError`` (a caller's bug, and the hand
+        goes on). A token in range that is not legal here ends the hand (``terminated``,
+        ``info["illegal_action"]``) with a reward that brings the hand's return to
+        :attr:`illegal_reward`, the game's lowest."""
         position = self.position
         if position.over or self._ended:
             raise RuntimeError("the hand is over: call reset()")
+        token = checked_token(action)
         try:
-            position = position.step(int(action), self.max_turns)
+            position = position.step(token, self.max_turns)
         except IllegalToken:
             self._ended = True
             observation, info = self._observation()
             info["illegal_action"] = True
-            return observation, self.illegal_reward, True, False, info
+            paid = self._payer.paid * self.reward_scale
+            already = paid if TEAM[self.seat] == 0 else -paid
+            if self.render_mode == "human":
+                self.render()
+            return observation, self.illegal_reward - already, True, False, info
         position, skipped = self._advance(position)
         self._position = position
         observation, info = self._observation(skipped)
         reward = self._reward(position)
+        if self.render_mode == "human":
+            self.render()
         if not position.over:
             return observation, reward, False, False, info
         return observation, reward, not position.truncated, position.truncated, info
 
     def render(self) -> str | None:
         """The learning seat's table as text: returned with ``render_mode="ansi"``, printed with
-        ``"human"``."""
+        ``"human"`` (which ``reset`` and ``step`` also do, as Gymnasium's convention has it)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode")
             return None

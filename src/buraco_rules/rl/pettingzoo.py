@@ -1,18 +1,19 @@
 """Buraco as a PettingZoo AEC environment, one token per step.
 
-Needs PettingZoo and Gymnasium (``pip install 'buraco-rules[pettingzoo]'``). :func:`env` builds
-it wrapped as PettingZoo's classic environments are (an illegal token ends the hand with the
-game's lowest reward for the agent that played it; out-of-range actions and calls out of order
-are refused). Agents are ``player_0``, ``player_1``, ... by seat; each observes
-``{"observation": encode(view, prefix), "action_mask": legal tokens}`` (the mask all zero, and
-the prefix left out, for the agents not to act); actions are ``Discrete(96)`` tokens
-(:mod:`buraco_rules.rl.encoding`); with ``skip_forced`` a token with a single legal choice is
-played by the environment (one token per step otherwise, as in the OpenSpiel game). Rewards come
-when the hand ends: each agent's is its team's total less the other team's, times
-``reward_scale`` (:data:`~buraco_rules.rl.rewards.DEFAULT_REWARD_SCALE`, 0.001 a point), or with
-``dense_rewards`` as the team's lead on the table changes, summing to the same
-(:mod:`buraco_rules.rl.rewards`); a hand cut at ``max_turns`` turns is truncated and scored as it
-stands. ``render_mode`` ``"ansi"`` returns the acting seat's table as text, ``"human"`` prints it.
+Needs PettingZoo and Gymnasium (``pip install 'buraco-rules[pettingzoo]'``). :func:`env` builds it
+wrapped as PettingZoo's classic environments are (an illegal token ends the hand with the game's
+lowest return for the agent that played it; an action that is no token, not an integer from 0 to 95,
+is a ``TypeError`` or ``ValueError``, and calls out of order are refused). Agents are ``player_0``,
+``player_1``, ... by seat; each observes ``{"observation": encode(view, prefix), "action_mask":
+legal tokens}`` (the mask ``int8``, 1 for a legal token, as in PettingZoo's classic environments;
+all zero, and the prefix left out, for the agents not to act); actions are ``Discrete(96)`` tokens
+(:mod:`buraco_rules.rl.encoding`); with ``skip_forced`` a token with a single legal choice is played
+by the environment (one token per step otherwise, as in the OpenSpiel game). Rewards come when the
+hand ends: each agent's is its team's total less the other team's, times ``reward_scale``
+(:data:`~buraco_rules.rl.rewards.DEFAULT_REWARD_SCALE`, 0.001 a point), or with ``dense_rewards`` as
+the team's lead on the table changes, summing to the same (:mod:`buraco_rules.rl.rewards`); a hand
+cut at ``max_turns`` turns is truncated and scored as it stands. ``render_mode`` ``"ansi"`` returns
+the acting seat's table as text, ``"human"`` prints it.
 
 >>> from buraco_rules.rl.pettingzoo import env
 >>> table = env(variant="italian", players=4)
@@ -43,7 +44,15 @@ from ..engine.state import TEAM, GameState
 from ..hidden.views import view
 from ..play.face import new_game
 from ..play.rendering import render
-from ._position import Position, SteppedHand, token_name, utility_bound
+from ._position import (
+    Position,
+    SteppedHand,
+    checked_flag,
+    checked_seed,
+    checked_token,
+    token_name,
+    utility_bound,
+)
 from .encoding import NUM_TOKENS
 from .observation import OBSERVATION_SIZE, _write_prefix, encode
 from .rewards import DEFAULT_REWARD_SCALE, Payer
@@ -122,14 +131,15 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self.max_turns = _positive_int("max_turns", max_turns)
         self.reward_scale = _positive_number("reward_scale", reward_scale)
         self.render_mode = _render_mode(render_mode, self.metadata["render_modes"])
-        self.skip_forced = bool(skip_forced)
-        self.dense_rewards = bool(dense_rewards)
+        self.skip_forced = checked_flag("skip_forced", skip_forced)
+        self.dense_rewards = checked_flag("dense_rewards", dense_rewards)
         self._payer = Payer(self.reward_scale, self.dense_rewards)
         self.possible_agents = [f"player_{s}" for s in range(self.players)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
         self.illegal_reward = -utility_bound(self.rules) * self.reward_scale
-        """The reward of an agent that plays an illegal token: the game's lowest."""
+        """The return of an agent whose illegal token ended the hand: the game's lowest (the
+        step's reward is this less what the hand had already paid the agent)."""
         observation = spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32)
         self.observation_spaces = {
             agent: spaces.Dict(
@@ -160,8 +170,10 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new hand: from ``seed`` if given (the same seed, the same deal), otherwise
-        from the environment's own random stream (seeded by the last seed given)."""
-        if seed is not None:
+        from the environment's own random stream (seeded by the last seed given). A seed is
+        ``None`` or an ``int`` from 0, as Gymnasium takes them; anything else is a
+        ``ValueError``."""
+        if checked_seed(seed) is not None:
             self._rng = random.Random(seed)
         deal = self._rng.getrandbits(64)
         position = Position(new_game(self.rules, self.players, seed=deal))
@@ -177,6 +189,14 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self._position.engine.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def paid(self, agent: str) -> float:
+        """What the hand has paid ``agent`` so far (dense rewards; 0 before a sparse hand's
+        end)."""
+        due = self._payer.paid * self.reward_scale
+        return due if TEAM[self._seat[agent]] == 0 else -due
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         """What ``agent`` sees, and its action mask (all zero unless it is to act)."""
@@ -197,12 +217,16 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         return {"observation": observation, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        """Spell one token for the agent to act (``None`` for an agent whose hand is over)."""
+        """Spell one token for the agent to act (``None`` for an agent whose hand is over). An
+        action that is no token is a ``TypeError`` or ``ValueError`` (as
+        :func:`~buraco_rules.rl._position.checked_token` says), and here, unwrapped, a token in
+        range that is not legal a ``ValueError`` too (:func:`env`'s wrapper ends the hand
+        instead)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        position = self.position.step(int(action), self.max_turns)  # type: ignore[arg-type]
+        position = self.position.step(checked_token(action), self.max_turns)
         if self.skip_forced:
             position = position.play_forced(self.max_turns)[0]
         self._position = position
@@ -217,10 +241,13 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
                 self.terminations = done
         self.agent_selection = self.possible_agents[position.engine.current_player]
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
         """The acting seat's table as text (:func:`render_table`): returned with
-        ``render_mode="ansi"``, printed with ``"human"``."""
+        ``render_mode="ansi"``, printed with ``"human"`` (which ``reset`` and ``step`` also do,
+        as PettingZoo's classic environments do)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode")
             return None
@@ -233,6 +260,21 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+class _IllegalTokenEnds(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    """PettingZoo's ``TerminateIllegalWrapper``, with two changes: an action that is no token is
+    refused (``TypeError``/``ValueError``, as the unwrapped step does) before the mask is read,
+    and the offender's penalty is the game's lowest return less what the hand had already paid it,
+    so that its return is bounded by that lowest, dense rewards or not."""
+
+    def step(self, action: Any) -> None:
+        raw: BuracoAECEnv = self.env.unwrapped
+        agent = raw.agent_selection
+        if not (raw.terminations[agent] or raw.truncations[agent]):
+            checked_token(action)
+            self._illegal_value = raw.illegal_reward - raw.paid(agent)
+        super().step(action)
 
 
 raw_env = BuracoAECEnv
@@ -248,12 +290,15 @@ def env(
     skip_forced: bool = False,
     dense_rewards: bool = False,
 ) -> Any:
-    """The environment, wrapped as PettingZoo's classic environments are
-    (``TerminateIllegalWrapper`` with the game's lowest reward, ``AssertOutOfBoundsWrapper``,
-    ``OrderEnforcingWrapper``). Bad parameters are a ``ValueError``."""
+    """The environment, wrapped as PettingZoo's classic environments are: an illegal token ends
+    the hand (``TerminateIllegalWrapper``, its penalty bringing the offender's return to the
+    game's lowest, :attr:`BuracoAECEnv.illegal_reward`; every other agent, its partner too, gets
+    0 for that step, so such a hand is neither zero-sum nor a team result), and calls out of
+    order are refused (``OrderEnforcingWrapper``). An action that is no token is a ``TypeError``
+    (not an integer) or a ``ValueError`` (out of range), in place of
+    ``AssertOutOfBoundsWrapper``'s ``AssertionError``. Bad parameters are a ``ValueError``."""
     built = BuracoAECEnv(
         variant, players, max_turns, reward_scale, render_mode, skip_forced, dense_rewards
     )
-    wrapped: Any = wrappers.TerminateIllegalWrapper(built, illegal_reward=built.illegal_reward)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped: Any = _IllegalTokenEnds(built, illegal_reward=built.illegal_reward)
     return wrappers.OrderEnforcingWrapper(wrapped)

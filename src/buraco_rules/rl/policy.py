@@ -3,7 +3,8 @@ from a seat's view, a token at a time, wherever a :class:`~buraco_rules.bots.Bot
 
 Needs numpy (``pip install 'buraco-rules[rl]'``). The bot spells its action as the environments
 do: at each step it shows the policy ``encode(view, prefix)``
-(:mod:`buraco_rules.rl.observation`) and the legal tokens as a boolean mask, and appends the
+(:mod:`buraco_rules.rl.observation`) and the legal tokens as a mask (``int8``, 1 for legal,
+the type the environments' masks have), and appends the
 token chosen; with ``skip_forced`` (the default, as the Gymnasium environment's) a token with no
 alternative is appended without asking. It sees nothing but the view, so it is as blind to hidden
 cards as any bot. :class:`MLPPolicy` is a small numpy network (as ``tools/train_policy.py``
@@ -22,6 +23,7 @@ DrawFromStock()
 from __future__ import annotations
 
 import random
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,9 +36,9 @@ from ..hidden.views import PlayerView
 from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
 from .observation import OBSERVATION_SIZE, encode, with_prefix
 
-__all__ = ["MLPPolicy", "Policy", "PolicyBot"]
+__all__ = ["MLPPolicy", "Policy", "PolicyBot", "load_policy_bot"]
 
-Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]
+Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], Any]
 """A token policy: ``policy(observation, mask)`` returns a legal token (an int, or anything
 ``int()`` reads, as numpy's integers)."""
 
@@ -45,13 +47,20 @@ class PolicyBot:
     """A :class:`~buraco_rules.bots.Bot` that spells its action with ``policy``, a token per
     step, from the seat's view (see the module). A policy that returns an illegal token is a
     ``ValueError`` naming it. The policy should be deterministic, or draw from its own seeded
-    generator: the ``rng`` a bot is given is not passed on."""
+    generator: the ``rng`` a bot is given is not passed on. ``name`` is what tables call it
+    (:func:`~buraco_rules.bots.ladder.ladder`, :func:`~buraco_rules.bots.simulate.simulate`);
+    two policies in one ladder need two names."""
 
-    def __init__(self, policy: Policy, skip_forced: bool = True) -> None:
+    def __init__(self, policy: Policy, skip_forced: bool = True, name: str = "policy") -> None:
         if not callable(policy):
             raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+        if type(skip_forced) is not bool:
+            raise TypeError(f"skip_forced must be True or False, not {skip_forced!r}")
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty string, not {name!r}")
         self.policy = policy
-        self.skip_forced = bool(skip_forced)
+        self.skip_forced = skip_forced
+        self.name = name
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The action ``policy`` spells in ``view``."""
@@ -64,8 +73,8 @@ class PolicyBot:
             if self.skip_forced and len(legal) == 1:
                 token = legal[0]
             else:
-                mask = np.zeros(NUM_TOKENS, np.bool_)
-                mask[list(legal)] = True
+                mask = np.zeros(NUM_TOKENS, np.int8)
+                mask[list(legal)] = 1
                 observation = with_prefix(plain, prefix) if prefix else plain.copy()
                 chosen = self.policy(observation, mask)
                 token = int(chosen)
@@ -79,7 +88,29 @@ class PolicyBot:
         return tokens_to_action(prefix)
 
     def __repr__(self) -> str:
-        return f"PolicyBot({self.policy!r})"
+        return f"PolicyBot({self.policy!r}, name={self.name!r})"
+
+
+def load_policy_bot(path: str | Path, name: str | None = None) -> PolicyBot:
+    """A :class:`PolicyBot` playing the :class:`MLPPolicy` saved at ``path`` (numpy's ``.npz``,
+    read without pickle), called ``name`` (default ``policy:PATH``). A file that is missing,
+    unreadable or not such a policy is a ``ValueError`` of one line."""
+    try:
+        policy = MLPPolicy.load(path)
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        EOFError,
+        zipfile.BadZipFile,
+    ) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ValueError(
+            f"{str(path)!r} is not a policy saved by MLPPolicy.save: {reason[:200]}"
+        ) from None
+    return PolicyBot(policy, name=f"policy:{path}" if name is None else name)
 
 
 class MLPPolicy:
@@ -111,7 +142,7 @@ class MLPPolicy:
                 x = np.tanh(x)
         return x
 
-    def __call__(self, observation: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> int:
+    def __call__(self, observation: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> int:
         """The legal token with the highest logit."""
         return int(np.argmax(np.where(np.asarray(mask, bool), self.logits(observation), -np.inf)))
 
@@ -125,7 +156,7 @@ class MLPPolicy:
     @classmethod
     def load(cls, path: str | Path) -> MLPPolicy:
         """The policy saved at ``path`` by :meth:`save`."""
-        with np.load(path) as saved:
+        with np.load(path, allow_pickle=False) as saved:
             return cls.from_arrays(saved)
 
     @classmethod
