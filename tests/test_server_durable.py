@@ -6,6 +6,7 @@ line before serving."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import sqlite3
 import subprocess
@@ -215,6 +216,26 @@ def test_one_server_per_database(tmp_path: Path) -> None:
     finally:
         first.close()
     TableStore(db, exclusive=True).close()  # free again once the first is closed
+
+
+def test_one_server_per_database_by_whatever_path_it_is_given(tmp_path: Path) -> None:
+    db = tmp_path / "real.sqlite"
+    first = TableStore(db, exclusive=True)
+    link = tmp_path / "elsewhere" / "link.sqlite"
+    link.parent.mkdir()
+    link.symlink_to(db)  # another name for the same file: the lock is the file's, not the name's
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "buraco_rules", "serve", "--db", str(link), "--port", "0"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == [
+            f"buraco-rules serve: another server is using the database {link} "
+            f"(its lock {os.path.realpath(db)}.lock is held)"
+        ]
+    finally:
+        first.close()
 
 
 def test_a_database_the_server_cannot_write_is_refused_with_exit_2(tmp_path: Path) -> None:
