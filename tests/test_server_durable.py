@@ -6,12 +6,14 @@ line before serving."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,6 +156,37 @@ def test_a_table_that_cannot_be_loaded_is_set_aside_and_the_rest_served(
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
     assert "set aside" in rows["bad"] and "playing" in rows["good"]
+
+
+def test_moves_numbered_with_a_gap_or_seqs_going_back_set_their_table_aside(
+    tmp_path: Path,
+) -> None:
+    from server_support import ServerProcess
+
+    db = tmp_path / "t.sqlite"
+    start, one_hand = _played_match(1)
+    for table in ("good", "gap", "seq"):
+        _store_table(db, table, start, one_hand[:6])
+    with sqlite3.connect(db) as raw:  # what no server writes, each move still legal in order
+        raw.execute("UPDATE moves SET number = number + 10 WHERE table_id = 'gap' AND number >= 3")
+        raw.execute("UPDATE moves SET seq = 99 WHERE table_id = 'seq' AND number = 0")
+    server = ServerProcess(db, tmp_path / "server.log")
+    server.start()
+    try:
+        with urllib.request.urlopen(server.url + "/api/health", timeout=10) as answer:
+            assert json.loads(answer.read()) == {"ok": True, "unfinished": 1, "set_aside": 2}
+    finally:
+        server.stop()
+    log = (tmp_path / "server.log").read_text()
+    assert "table gap has no move 3 (its next is 13)" in log
+    assert "sequence number" in log and "Traceback" not in log
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "tables", "--db", str(db)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
+    assert "set aside: ValueError: table gap has no move 3" in rows["gap"]
+    assert "set aside" in rows["seq"] and "playing" in rows["good"]
 
 
 def _played_hand() -> tuple[br.GameState, list[str]]:

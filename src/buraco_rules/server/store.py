@@ -427,18 +427,37 @@ class TableStore:
         if not isinstance(start, GameRecord | MatchRecord):
             raise ValueError(f"table {table_id} has no record")
         seats = tuple(SeatRow(**s) for s in json.loads(row[1]))
-        moves = tuple(
-            (int(seat), int(seq), str(action))
-            for seat, seq, action in self._db.execute(
-                "SELECT seat, seq, action FROM moves WHERE table_id = ? ORDER BY number",
-                (table_id,),
-            )
-        )
+        rows = self._db.execute(
+            "SELECT number, seat, seq, action FROM moves WHERE table_id = ? ORDER BY number",
+            (table_id,),
+        ).fetchall()
+        moves = _numbered(table_id, [(int(n), int(s), int(q), str(a)) for n, s, q, a in rows])
         away = tuple(int(s) for s in json.loads(row[7]))
         touched = float(row[4] if row[4] is not None else row[5])
         meta = TableMeta(touched, None if row[6] is None else float(row[6]), away)
         turn = None if row[3] is None else int(row[3])
         return StoredTable(table_id, start, seats, moves, int(row[2]), turn, meta, str(row[8]))
+
+
+def _numbered(
+    table_id: str, rows: Sequence[tuple[int, int, int, str]]
+) -> tuple[tuple[int, int, str], ...]:
+    """A table's moves ``(seat, seq, action)`` from its rows ``(number, seat, seq, action)`` in
+    the order of their numbers, once checked as a server writes them: numbered 0, 1, 2... without
+    a gap, and each seat's sequence numbers rising (a ``ValueError`` otherwise: a hand-edited or
+    damaged database, whose table would replay into a position nobody played, and whose next
+    move would take a number already stored)."""
+    last: dict[int, int] = {}
+    for expected, (number, seat, seq, _) in enumerate(rows):
+        if number != expected:
+            raise ValueError(f"table {table_id} has no move {expected} (its next is {number})")
+        if seq <= last.get(seat, 0):
+            raise ValueError(
+                f"table {table_id}: move {number} of seat {seat} has sequence number {seq}, "
+                f"not above its previous {last.get(seat, 0)}"
+            )
+        last[seat] = seq
+    return tuple((seat, seq, action) for _, seat, seq, action in rows)
 
 
 def now() -> float:
