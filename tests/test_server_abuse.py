@@ -465,3 +465,12 @@ def test_serve_refuses_a_bad_limit_with_exit_2(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and "--max-per-address" in done.stderr
     assert not (tmp_path / "x").exists()  # refused before anything is served
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "serve", "--db", str(tmp_path / "x")]
+        + ["--proxy", "my-proxy"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--proxy takes an IP address or network" in done.stderr
+    assert not (tmp_path / "x").exists()
