@@ -305,7 +305,7 @@ def test_seats_see_each_other_come_and_go_and_a_reconnect_storm_is_not_amplified
                     break
                 views.append(message)
             rounds = (time.monotonic() - began) / _PRESENCE_EVERY + 1
-            assert len(views) <= rounds and len(views) < 30
+            assert len(views) <= rounds  # one view a round at most, never one a change
             last = views[-1] if views else gone  # what seat 0 was shown last: seat 1 gone
             assert [s["connected"] for s in last["seats"]] == [True, False]
 
