@@ -186,6 +186,53 @@ def test_headers_over_the_limit_are_refused(server: ServerProcess) -> None:
     assert len(log.lines()) <= 1
 
 
+def test_headers_over_the_limit_in_one_burst_are_refused(server: ServerProcess) -> None:
+    # Headers that arrive whole are never "unfinished": the total is measured on every request,
+    # one big header or ten thousand small ones.
+    start = f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n".encode()
+    for headers in (b"X-Padding: " + b"a" * 100_000 + b"\r\n", b"X-A: b\r\n" * 10_000):
+        log = LogSince(server)
+        _, answer = _raw(server.port, start + headers + b"\r\n")
+        assert answer.startswith(b"HTTP/1.1 400 "), answer[:100]
+        assert len(log.lines()) == 1
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+        raw.sendall(start + b"X-A: b\r\n" * 100 + b"Connection: close\r\n\r\n")
+        assert raw.recv(100).startswith(b"HTTP/1.1 200 ")  # a request within the limit passes
+
+
+def test_a_forwarded_address_is_believed_only_from_a_named_proxy(tmp_path: Path) -> None:
+    # From loopback, a client that names itself another address in X-Forwarded-For is still
+    # counted as loopback: its creations share one allowance, its connections one cap.
+    flags = ("--create-burst", "2", "--create-rate", "1", "--max-per-address", "2")
+    server = ServerProcess(tmp_path / "f.sqlite", tmp_path / "f.log", *flags)
+    server.start()
+    try:
+        spoofed = [
+            request(server, "POST", "/api/tables", {}, {"X-Forwarded-For": f"10.0.0.{i}"})[0]
+            for i in range(3)
+        ]
+        assert spoofed == [201, 201, 429]
+        held = [_connect(server.port, "127.0.0.1") for _ in range(2)]
+        assert _connect(server.port, "127.0.0.1").recv(100).startswith(b"HTTP/1.1 429 ")
+        for raw in held:
+            raw.close()
+    finally:
+        server.stop()
+    # Behind a proxy the operator names, the header is the client's address.
+    server = ServerProcess(
+        tmp_path / "f.sqlite", tmp_path / "f.log", *flags, "--proxy", "127.0.0.1"
+    )
+    server.start()
+    try:
+        forwarded = [
+            request(server, "POST", "/api/tables", {}, {"X-Forwarded-For": f"10.0.1.{i}"})[0]
+            for i in (1, 2, 3, 3, 3)
+        ]
+        assert forwarded == [201, 201, 201, 201, 429]
+    finally:
+        server.stop()
+
+
 def _handshake(port: int, *extra: str, host: str | None = None) -> bytes:
     lines = [
         "GET /ws HTTP/1.1",
@@ -298,6 +345,7 @@ def _connect(port: int, source: str) -> socket.socket:
 def test_connections_beyond_the_caps_are_refused_then_served_again(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     flags = ("--max-connections", "8", "--max-per-address", "3", "--request-timeout", "30")
+    flags += ("--proxy", "127.0.0.1")
     server = ServerProcess(tmp_path / "c.sqlite", log, *flags)
     server.start()
     port = server.port
@@ -417,3 +465,12 @@ def test_serve_refuses_a_bad_limit_with_exit_2(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and "--max-per-address" in done.stderr
     assert not (tmp_path / "x").exists()  # refused before anything is served
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "serve", "--db", str(tmp_path / "x")]
+        + ["--proxy", "my-proxy"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--proxy takes an IP address or network" in done.stderr
+    assert not (tmp_path / "x").exists()

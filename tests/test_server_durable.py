@@ -6,11 +6,14 @@ line before serving."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import random
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,6 +158,37 @@ def test_a_table_that_cannot_be_loaded_is_set_aside_and_the_rest_served(
     assert "set aside" in rows["bad"] and "playing" in rows["good"]
 
 
+def test_moves_numbered_with_a_gap_or_seqs_going_back_set_their_table_aside(
+    tmp_path: Path,
+) -> None:
+    from server_support import ServerProcess
+
+    db = tmp_path / "t.sqlite"
+    start, one_hand = _played_match(1)
+    for table in ("good", "gap", "seq"):
+        _store_table(db, table, start, one_hand[:6])
+    with sqlite3.connect(db) as raw:  # what no server writes, each move still legal in order
+        raw.execute("UPDATE moves SET number = number + 10 WHERE table_id = 'gap' AND number >= 3")
+        raw.execute("UPDATE moves SET seq = 99 WHERE table_id = 'seq' AND number = 0")
+    server = ServerProcess(db, tmp_path / "server.log")
+    server.start()
+    try:
+        with urllib.request.urlopen(server.url + "/api/health", timeout=10) as answer:
+            assert json.loads(answer.read()) == {"ok": True, "unfinished": 1, "set_aside": 2}
+    finally:
+        server.stop()
+    log = (tmp_path / "server.log").read_text()
+    assert "table gap has no move 3 (its next is 13)" in log
+    assert "sequence number" in log and "Traceback" not in log
+    done = subprocess.run(
+        [sys.executable, "-m", "buraco_rules", "tables", "--db", str(db)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
+    assert "set aside: ValueError: table gap has no move 3" in rows["gap"]
+    assert "set aside" in rows["seq"] and "playing" in rows["good"]
+
+
 def _played_hand() -> tuple[br.GameState, list[str]]:
     """A two-player hand of Canasta STBL played to its end by GreedyBot."""
     state = br.new_game(variants.CANASTA_STBL, 2, seed=5)
@@ -215,6 +249,26 @@ def test_one_server_per_database(tmp_path: Path) -> None:
     finally:
         first.close()
     TableStore(db, exclusive=True).close()  # free again once the first is closed
+
+
+def test_one_server_per_database_by_whatever_path_it_is_given(tmp_path: Path) -> None:
+    db = tmp_path / "real.sqlite"
+    first = TableStore(db, exclusive=True)
+    link = tmp_path / "elsewhere" / "link.sqlite"
+    link.parent.mkdir()
+    link.symlink_to(db)  # another name for the same file: the lock is the file's, not the name's
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "buraco_rules", "serve", "--db", str(link), "--port", "0"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == [
+            f"buraco-rules serve: another server is using the database {link} "
+            f"(its lock {os.path.realpath(db)}.lock is held)"
+        ]
+    finally:
+        first.close()
 
 
 def test_a_database_the_server_cannot_write_is_refused_with_exit_2(tmp_path: Path) -> None:

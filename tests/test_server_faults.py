@@ -10,7 +10,9 @@ import asyncio
 import json
 import random
 import resource
+import shutil
 import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +115,50 @@ async def _play(server: ServerProcess, created: dict[str, Any], full: Any, freed
         resumed = await until(ws, lambda m: m["type"] == "view" and m["last"]["seat"] == 1)
         assert resumed["notice"] is None
     return accepted
+
+
+def test_a_database_removed_under_the_server_is_noticed_and_nothing_more_acknowledged(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    log = tmp_path / "server.log"
+    server = ServerProcess(folder / "t.sqlite", log, "--bot-delay", "0", "--rate", "1000")
+    server.start()
+    try:
+        created = server.create({"seats": ["human", "human"]})
+        shutil.rmtree(folder)  # the folder removed while serving: the open file lives on, unseen
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            server.create({"seats": ["human", "greedy"]})
+        assert refused.value.code == 503
+        assert json.loads(refused.value.read())["code"] == "storage-failed"
+        asyncio.run(_move_refused(server, created))
+        with pytest.raises(urllib.error.HTTPError) as health:
+            urllib.request.urlopen(server.url + "/api/health", timeout=10)
+        assert health.value.code == 503
+        assert json.loads(health.value.read())["ok"] is False
+    finally:
+        server.stop()
+    # One line when the store notices, then one a refused request as for any storage fault.
+    text = log.read_text()
+    assert text.count("nothing more is stored") == 1 and "Traceback" not in text
+    assert text.count("no longer the file") == 3  # that line, the creation's, the move's
+
+
+async def _move_refused(server: ServerProcess, created: dict[str, Any]) -> None:
+    from websockets.asyncio.client import connect
+
+    async with connect(server.ws_url) as ws:
+        token = created["seats"][0]["token"]
+        await ws.send(json.dumps({"type": "join", "token": token, "table": created["table"]}))
+        for _ in range(5):
+            if json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "view":
+                break
+        await ws.send(json.dumps({"type": "move", "seq": 1, "action": "draw"}))
+        for _ in range(5):
+            answer = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert answer["type"] != "accepted"
+            if answer["type"] == "error":
+                assert answer["code"] == "storage-failed"
+                return
+        raise AssertionError("no answer to the move")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,9 +81,12 @@ def test_every_bad_frame_is_refused_and_changes_nothing(server: tuple[TestClient
 
     with client.websocket_connect("/ws") as honest0, client.websocket_connect("/ws") as honest1:
         honest0.send_json(join0)
+        honest0.receive_json(), honest0.receive_json()  # its welcome and view
         honest1.send_json(join1)
-        honest0.receive_json(), honest1.receive_json()
-        before0, before1 = honest0.receive_json(), honest1.receive_json()
+        honest1.receive_json(), honest1.receive_json()
+        # Seat 0 is shown seat 1 connected (once); seat 1 saw both in its first view.
+        shown = honest0.receive_json()
+        assert [s["connected"] for s in shown["seats"]] == [True, True]
         # Seat 0 draws, so the table is mid-turn while the attacks come.
         honest0.send_json({"type": "move", "seq": 1, "action": "draw"})
         honest0.receive_json()
@@ -176,7 +180,8 @@ def test_every_bad_frame_is_refused_and_changes_nothing(server: tuple[TestClient
             for message in errors:  # a refusal tells nothing of seat 0's hand
                 assert not any(card in message["message"].split() for card in hand0[1:]), name
 
-        # The honest seats heard nothing, the table and the database did not change.
+        # The honest seats heard nothing (the attackers' connections to seat 1 left it connected
+        # all along: no presence round), the table and the database did not change.
         for ws in (honest0, honest1):
             ws.send_json({"type": "ping"})
             assert ws.receive_json() == {"type": "pong"}
@@ -248,6 +253,65 @@ def test_a_real_server_closes_oversized_frames_and_logs_no_token(tmp_path: Path)
     text = log.read_text()
     assert "GET /ws" in text or "/ws" in text  # the access log is on...
     assert token not in text  # ...and holds no token, even one put in a URL
+
+
+def test_seats_see_each_other_come_and_go_and_a_reconnect_storm_is_not_amplified(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("websockets")
+    from buraco_rules.server.tables import _PRESENCE_EVERY
+    from server_support import running
+
+    async def watch(server: Any, created: dict[str, Any]) -> None:
+        from websockets.asyncio.client import connect
+
+        join = [
+            {"type": "join", "token": s["token"], "table": created["table"]}
+            for s in created["seats"]
+        ]
+
+        async def until_view(ws: Any) -> dict[str, Any]:
+            while True:
+                message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if message["type"] == "view":
+                    return message
+
+        async with connect(server.ws_url) as seat0:
+            await seat0.send(json.dumps(join[0]))
+            first = await until_view(seat0)
+            assert [s["connected"] for s in first["seats"]] == [True, False]
+            async with connect(server.ws_url) as seat1:
+                await seat1.send(json.dumps(join[1]))
+                await until_view(seat1)
+                shown = await until_view(seat0)  # no move: the view again, seat 1 connected
+                assert [s["connected"] for s in shown["seats"]] == [True, True]
+                assert shown["number"] == first["number"]
+            gone = await until_view(seat0)
+            assert [s["connected"] for s in gone["seats"]] == [True, False]
+            # A storm: seat 1 connects and leaves 30 times (60 changes) as fast as it can; seat 0
+            # is sent one view a presence round at most, and is shown the end of it.
+            began = time.monotonic()
+            for _ in range(30):
+                async with connect(server.ws_url) as storm:
+                    await storm.send(json.dumps(join[1]))
+                    await until_view(storm)
+            await asyncio.sleep(3 * _PRESENCE_EVERY)
+            await seat0.send(json.dumps({"type": "ping"}))
+            views = []
+            while True:
+                message = json.loads(await asyncio.wait_for(seat0.recv(), 10))
+                if message["type"] == "pong":
+                    break
+                views.append(message)
+            rounds = (time.monotonic() - began) / _PRESENCE_EVERY + 1
+            assert len(views) <= rounds  # one view a round at most, never one a change
+            last = views[-1] if views else gone  # what seat 0 was shown last: seat 1 gone
+            assert [s["connected"] for s in last["seats"]] == [True, False]
+
+    with running(tmp_path / "p.sqlite", tmp_path / "server.log", "--bot-delay", "0") as server:
+        created = server.create({"seats": ["human", "human"]})
+        asyncio.run(watch(server, created))
 
 
 def test_a_connection_that_never_joins_is_closed(tmp_path: Path) -> None:

@@ -161,6 +161,8 @@ def test_an_accepted_move_is_stored_then_every_seat_gets_its_own_view(
     created = create(client, seats=["human", "human"])
     first, _, _ = joined(client, created, 0)
     second, _, _ = joined(client, created, 1)
+    shown = first.receive_json()  # seat 0 is shown seat 1 connected, before any move
+    assert shown["number"] == 0 and [s["connected"] for s in shown["seats"]] == [True, True]
     first.send_json({"type": "move", "seq": 1, "action": "draw"})
     assert first.receive_json() == {"type": "accepted", "seq": 1, "number": 1}
     mine, theirs = first.receive_json(), second.receive_json()
@@ -177,6 +179,7 @@ def test_a_refusal_carries_the_engines_code_to_that_seat_alone(client: TestClien
     created = create(client, seats=["human", "human"])
     first, _, _ = joined(client, created, 0)
     second, _, _ = joined(client, created, 1)
+    assert first.receive_json()["seats"][1]["connected"]  # the view again: seat 1 came
     second.send_json({"type": "move", "seq": 1, "action": "draw"})
     refused = second.receive_json()
     assert refused == {

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import logging
-import os
 import re
 import sys
 from typing import Any
@@ -142,8 +142,16 @@ def add_parser(commands: Any) -> None:
         type=int,
         default=64,
         metavar="N",
-        help="...from one client address (an IPv6 /64); a proxy on loopback is not counted "
-        "(default 64)",
+        help="...from one client address (an IPv6 /64); a --proxy is not counted (default 64)",
+    )
+    abuse.add_argument(
+        "--proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="the address of a reverse proxy in front (as in 127.0.0.1): only its connections' "
+        "X-Forwarded-For names the client; by default no forwarded header is believed; "
+        "repeatable",
     )
     parser.add_argument(
         "--max-tables-per-client",
@@ -214,6 +222,12 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error("--join-timeout and --request-timeout must be above 0")
     from ..server.http_limits import MAX_HEADER_BYTES, limited_protocols
 
+    for proxy in args.proxy:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            args.parser.error(f"--proxy takes an IP address or network, not {describe(proxy)}")
+
     if args.max_tables_per_client < 1 or args.search_threads < 1:
         args.parser.error("--max-tables-per-client and --search-threads must be above 0")
     if args.turn_seconds < 0 or not 0 <= args.expire_after < 1e6:
@@ -258,8 +272,8 @@ def run(args: argparse.Namespace) -> int:
         request_timeout=args.request_timeout,
         max_connections=max_connections,
         per_address=args.max_per_address,
-        # the proxies Uvicorn trusts (its default): they carry many clients' connections
-        trusted=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
+        # only the proxies the operator names carry many clients' connections
+        trusted=args.proxy,
     )
     print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
     sys.stdout.flush()
@@ -282,6 +296,10 @@ def run(args: argparse.Namespace) -> int:
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         limit_concurrency=max_connections + 1,
         backlog=min(max_connections, 2048),
+        # Forwarded headers are believed from the named proxies only: Uvicorn's default trusts
+        # any from loopback, so a client there could name itself any address it likes.
+        proxy_headers=bool(args.proxy),
+        forwarded_allow_ips=",".join(args.proxy) or None,
     )
     return 0
 

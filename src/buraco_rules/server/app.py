@@ -145,9 +145,13 @@ def create_app(
         hub: TableHub = request.app.state.hub
         # Counts only: which tables were set aside, and why, is in the log and in
         # ``buraco-rules tables``, for the operator (a reason may name a card).
-        return JSONResponse(
-            {"ok": True, "unfinished": len(hub.going), "set_aside": len(hub.set_aside)}
-        )
+        counts = {"unfinished": len(hub.going), "set_aside": len(hub.set_aside)}
+        # A store that can lose its file (SQLite's: a folder removed under it) says so here,
+        # so that a monitor sees a server that stores nothing any more.
+        failure = getattr(hub.store, "failure", None)
+        if callable(failure) and failure() is not None:
+            return JSONResponse({"ok": False, "code": "storage-failed", **counts}, 503)
+        return JSONResponse({"ok": True, **counts})
 
     async def variant_list(request: Request) -> Response:
         return JSONResponse(

@@ -9,10 +9,14 @@ what they lack for a server facing strangers.
   headers have arrived, and never counts WebSocket handshakes; here a connection beyond
   ``max_connections`` (WebSockets included) is answered ``503 busy`` and closed at once, and one
   beyond ``per_address`` from one client address ``429 too-many-connections``, so that no one
-  stranger can take every place. Connections from a trusted proxy (Uvicorn's
-  ``forwarded_allow_ips``, loopback by default) carry many clients and are not counted.
+  stranger can take every place. Connections from a proxy the operator names (``serve
+  --proxy``, Uvicorn's ``forwarded_allow_ips``) carry many clients and are not counted; no other
+  address is exempt, loopback included, and no forwarded header is read here.
 - **Bounded headers.** The h11 parser keeps at most ``h11_max_incomplete_event_size`` bytes of
-  unfinished headers (the httptools parser keeps them without bound).
+  unfinished headers (the httptools parser keeps them without bound); that bounds only headers
+  still arriving, so every whole request's line and headers are also measured
+  (:class:`_HeaderBound`): more than ``MAX_HEADER_BYTES`` in all, however they arrived (one burst,
+  ten thousand small headers), is answered 400 and the connection closed.
 - **A short close.** After the server closes a WebSocket, Uvicorn waits 10 s for the client's
   answer; :class:`QuickCloseWebSocketProtocol` waits ``close_timeout`` (1 s), so a connection
   that never joins is gone a second after the join timeout, not ten.
@@ -28,6 +32,7 @@ import ipaddress
 import json
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any, ClassVar, Final
 
 import h11
@@ -72,10 +77,10 @@ def _peer(transport: asyncio.BaseTransport) -> str:
 class _Addresses:
     """Open connections by client address (its /64 for IPv6), but for trusted proxies."""
 
-    def __init__(self, limit: int, trusted: list[str] | str) -> None:
+    def __init__(self, limit: int, trusted: Sequence[str] | str) -> None:
         self.limit = limit
         self.open: Counter[str] = Counter()
-        names = trusted.split(",") if isinstance(trusted, str) else trusted
+        names = trusted.split(",") if isinstance(trusted, str) else list(trusted)
         self.everyone_trusted = any(n.strip() == "*" for n in names)
         self.trusted = []
         for name in names:
@@ -110,6 +115,26 @@ class _Addresses:
                 del self.open[key]
 
 
+def _header_bytes(event: h11.Request) -> int:
+    """The bytes of a request's line and headers as sent (each header's ``: `` and line end
+    counted, so that many small headers weigh what they cost)."""
+    line = len(event.method) + len(event.target) + 12  # " ", " HTTP/1.1\r\n"
+    return line + sum(len(name) + len(value) + 4 for name, value in event.headers) + 2
+
+
+class _HeaderBound(h11.Connection):
+    """An h11 connection that refuses a request whose line and headers exceed
+    ``MAX_HEADER_BYTES`` in all, as h11 refuses unfinished headers beyond its bound: Uvicorn
+    answers the protocol error 400 and closes the connection, with its one log line."""
+
+    def next_event(self) -> Any:
+        """The next event, a request over the bound raised as the client's protocol error."""
+        event = super().next_event()
+        if isinstance(event, h11.Request) and _header_bytes(event) > MAX_HEADER_BYTES:
+            raise h11.RemoteProtocolError("request headers over the limit", 431)
+        return event
+
+
 class LimitedH11Protocol(H11Protocol):
     """Uvicorn's h11 protocol with a request deadline and the connection caps (the class
     attributes; :func:`limited_protocols` makes a subclass with other values)."""
@@ -121,6 +146,11 @@ class LimitedH11Protocol(H11Protocol):
     _timer: asyncio.TimerHandle | None = None
     _refused = False
     _counted: str | None = None  # the address this connection counts against, until it ends
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        bound = self.config.h11_max_incomplete_event_size
+        self.conn = _HeaderBound(h11.SERVER, MAX_HEADER_BYTES if bound is None else bound)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Refuse the connection beyond the caps; else start its request's clock."""
@@ -234,11 +264,12 @@ def limited_protocols(
     request_timeout: float,
     max_connections: int,
     per_address: int,
-    trusted: list[str] | str = "127.0.0.1,::1",
+    trusted: Sequence[str] | str = (),
     close_grace: float = 1.0,
 ) -> tuple[type[LimitedH11Protocol], type[QuickCloseWebSocketProtocol]]:
     """The HTTP and WebSocket protocol classes to give ``uvicorn.run(http=..., ws=...)``, for
-    one server: ``trusted`` are the proxies' addresses (Uvicorn's ``forwarded_allow_ips``)."""
+    one server: ``trusted`` are the proxies' addresses (Uvicorn's ``forwarded_allow_ips``; none
+    by default, so that every client address is counted, loopback's too)."""
     addresses = _Addresses(per_address, trusted)
     http = type(
         "LimitedH11Protocol",

@@ -16,6 +16,8 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time
@@ -42,6 +44,8 @@ __all__ = [
     "now",
     "token_digest",
 ]
+
+log = logging.getLogger("buraco_rules.server")
 
 GOING: Final = 0
 """A table's ``finished`` column: its game goes on."""
@@ -161,13 +165,19 @@ class TableStore:
     transaction of its own.
 
     Opening it writes to the file (a :class:`StoreError` if it cannot); ``exclusive=True`` also
-    takes the file's lock (``<file>.lock``, held until :meth:`close`), which another exclusive
-    store refuses with a :class:`StoreError`: one server per database.
+    takes the file's lock (``<file>.lock`` beside the file a symlink leads to, held until
+    :meth:`close`), which another exclusive store refuses with a :class:`StoreError`: one server
+    per database, by whatever name it is given.
+
+    A file deleted, moved or replaced under the store (a folder removed while serving) would
+    take every later write with it: before each batch of writes the store checks that the file
+    at its path is still the one it opened (its device and inode), and once it is not, it refuses
+    every write (:meth:`failure` says why; logged once).
     """
 
     def __init__(self, path: str | Path, *, exclusive: bool = False) -> None:
         self.path = str(path)
-        self._lock = _lock(self.path) if exclusive else None
+        self._lock = _lock(os.path.realpath(self.path), self.path) if exclusive else None
         try:
             self._db = _connect(self.path)
             self._db.executescript(_SCHEMA)
@@ -177,13 +187,15 @@ class TableStore:
                     if name not in columns:
                         self._db.execute(f"ALTER TABLE tables ADD COLUMN {name} {kind}")
                 self._db.execute("INSERT OR REPLACE INTO opened (id, at) VALUES (1, ?)", (now(),))
-        except sqlite3.Error as error:
+            self._identity = _identity(self.path)
+        except (sqlite3.Error, OSError) as error:
             if self._lock is not None:
                 self._lock.close()
             raise StoreError(f"cannot write the database {self.path}: {error}") from None
         # The jobs waiting for the writer, and its wake-up: signalled only when the list stops
         # being empty, so that a busy writer takes many jobs for one wake-up.
         self._pending: list[_Job] = []
+        self._lost: str | None = None  # why every write is refused (the file is gone), or None
         self._closing = False
         self._wake = threading.Condition()
         self._writer = threading.Thread(target=self._write, name="buraco-store", daemon=True)
@@ -297,6 +309,29 @@ class TableStore:
             )
         )
 
+    def failure(self) -> str | None:
+        """Why the store refuses every write (its file is no longer the one at its path), or
+        None when it writes: checked now (one ``stat``)."""
+        self._still_there()
+        return self._lost
+
+    def _still_there(self) -> bool:
+        """Whether the file at the store's path is the one it opened; the first time it is not,
+        every later write is refused, with one log line."""
+        if self._lost is not None:
+            return False
+        try:
+            same = _identity(self.path) == self._identity
+        except OSError:
+            same = False
+        if same:
+            return True
+        with self._wake:
+            if self._lost is None:
+                self._lost = f"the database {self.path} is no longer the file the server opened"
+                log.error("%s (deleted, moved or replaced): nothing more is stored", self._lost)
+        return False
+
     async def _submit(self, write: Callable[[sqlite3.Connection], object]) -> None:
         loop = asyncio.get_running_loop()
         done = loop.create_future()
@@ -319,7 +354,12 @@ class TableStore:
                     batch, self._pending = self._pending, []
                 if not batch:
                     return  # closing, and nothing left to write
-                self._commit(db, batch)
+                if self._still_there():
+                    self._commit(db, batch)
+                else:  # a commit now would land in a file nobody will open again
+                    failed = sqlite3.OperationalError(self._lost)
+                    for item in batch:
+                        item.loop.call_soon_threadsafe(_settle, item.done, failed)
         finally:
             db.close()
 
@@ -387,18 +427,37 @@ class TableStore:
         if not isinstance(start, GameRecord | MatchRecord):
             raise ValueError(f"table {table_id} has no record")
         seats = tuple(SeatRow(**s) for s in json.loads(row[1]))
-        moves = tuple(
-            (int(seat), int(seq), str(action))
-            for seat, seq, action in self._db.execute(
-                "SELECT seat, seq, action FROM moves WHERE table_id = ? ORDER BY number",
-                (table_id,),
-            )
-        )
+        rows = self._db.execute(
+            "SELECT number, seat, seq, action FROM moves WHERE table_id = ? ORDER BY number",
+            (table_id,),
+        ).fetchall()
+        moves = _numbered(table_id, [(int(n), int(s), int(q), str(a)) for n, s, q, a in rows])
         away = tuple(int(s) for s in json.loads(row[7]))
         touched = float(row[4] if row[4] is not None else row[5])
         meta = TableMeta(touched, None if row[6] is None else float(row[6]), away)
         turn = None if row[3] is None else int(row[3])
         return StoredTable(table_id, start, seats, moves, int(row[2]), turn, meta, str(row[8]))
+
+
+def _numbered(
+    table_id: str, rows: Sequence[tuple[int, int, int, str]]
+) -> tuple[tuple[int, int, str], ...]:
+    """A table's moves ``(seat, seq, action)`` from its rows ``(number, seat, seq, action)`` in
+    the order of their numbers, once checked as a server writes them: numbered 0, 1, 2... without
+    a gap, and each seat's sequence numbers rising (a ``ValueError`` otherwise: a hand-edited or
+    damaged database, whose table would replay into a position nobody played, and whose next
+    move would take a number already stored)."""
+    last: dict[int, int] = {}
+    for expected, (number, seat, seq, _) in enumerate(rows):
+        if number != expected:
+            raise ValueError(f"table {table_id} has no move {expected} (its next is {number})")
+        if seq <= last.get(seat, 0):
+            raise ValueError(
+                f"table {table_id}: move {number} of seat {seat} has sequence number {seq}, "
+                f"not above its previous {last.get(seat, 0)}"
+            )
+        last[seat] = seq
+    return tuple((seat, seq, action) for _, seat, seq, action in rows)
 
 
 def now() -> float:
@@ -414,14 +473,23 @@ class _Job:
     write: Callable[[sqlite3.Connection], object]
 
 
+def _identity(path: str) -> tuple[int, int]:
+    """The file at ``path`` (its device and inode): a new file at that path is another."""
+    found = os.stat(path)
+    return found.st_dev, found.st_ino
+
+
 class _lock:
-    """An exclusive, non-blocking lock on ``<path>.lock`` (flock: freed by the system when the
-    process dies, so a killed server leaves no stale lock). Where the system has no flock, no
+    """An exclusive, non-blocking lock on ``<real>.lock`` (flock: freed by the system when the
+    process dies, so a killed server leaves no stale lock), ``real`` the path of the file itself,
+    symlinks resolved, so that a server given a link to a database finds it held; ``path`` is
+    the name the operator gave, for the messages. (Not a lock on the database file itself:
+    closing a descriptor of it would drop SQLite's own locks.) Where the system has no flock, no
     lock is taken."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, real: str, path: str) -> None:
         try:
-            self.file = open(path + ".lock", "a+b")  # noqa: SIM115 (held open until close)
+            self.file = open(real + ".lock", "a+b")  # noqa: SIM115 (held open until close)
         except OSError as error:
             raise StoreError(f"cannot write the database {path}: {error.strerror}") from None
         try:
@@ -433,7 +501,7 @@ class _lock:
         except OSError:
             self.file.close()
             raise StoreError(
-                f"another server is using the database {path} (its lock {path}.lock is held)"
+                f"another server is using the database {path} (its lock {real}.lock is held)"
             ) from None
 
     def close(self) -> None:

@@ -76,6 +76,10 @@ TOUCH_EVERY: Final = 600.0
 """The most seconds a table's last move time (for its expiry) may lag behind in the store: a
 move writes it with its own row only if the stored one is older (or the clock changed)."""
 
+_PRESENCE_EVERY: Final = 0.25
+"""Seconds a table's seats' presence changes are gathered before the views that show them are
+sent (at most one such round a table in that time, however many connections come and go)."""
+
 FINISHED_KEPT: Final = 256
 """How many finished tables nobody watches stay in memory (the others are replayed from the
 store, in a thread, when a seat comes back)."""
@@ -154,6 +158,11 @@ class Table:
     closed: bool = False
     """Expired: the table's game was closed unfinished and it takes no move any more."""
     timer: asyncio.TimerHandle | None = None
+    presence_timer: asyncio.TimerHandle | None = None
+    """The round of views that shows a seat connected or gone, while one is due."""
+    shown: dict[Connection, tuple[bool, ...]] = attrs.Factory(dict)
+    """Which seats each connection was last shown connected: a presence round skips those that
+    have seen the table's presence as it is."""
     stored: TableMeta | None = None
     """The :class:`TableMeta` the store holds (None: not known), so that a move that changes
     none of it but the time writes only its own row."""
@@ -277,6 +286,7 @@ class Table:
         """Send every connected seat its own view message (a seat nobody watches costs
         nothing: its view is not even built)."""
         public: str | None = None
+        present = self.presence()
         for seat, place in enumerate(self.seats):
             if place.connections:
                 if public is None:
@@ -284,6 +294,27 @@ class Table:
                 message = self.view_text(seat, public)
                 for connection in tuple(place.connections):
                     connection.send(message)
+                    self.shown[connection] = present
+
+    def presence(self) -> tuple[bool, ...]:
+        """Which seats have a connection: what a view's ``seats[].connected`` says."""
+        return tuple(bool(place.connections) for place in self.seats)
+
+    def show_presence(self) -> None:
+        """Send the view again to every connection that was last shown another presence than
+        the table's now (a seat connected or gone since): the others see it live."""
+        self.presence_timer = None
+        now_present = self.presence()
+        public: str | None = None
+        for seat, place in enumerate(self.seats):
+            stale = [c for c in place.connections if self.shown.get(c) != now_present]
+            if stale:
+                if public is None:
+                    public = self.public_text()
+                message = self.view_text(seat, public)
+                for connection in stale:
+                    connection.send(message)
+                    self.shown[connection] = now_present
 
 
 def _score_data(team: TeamScore) -> Message:
@@ -538,6 +569,8 @@ class TableHub:
         for table in self.tables.values():
             if table.timer is not None:
                 table.timer.cancel()
+            if table.presence_timer is not None:
+                table.presence_timer.cancel()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -545,15 +578,34 @@ class TableHub:
     # -- seats ----------------------------------------------------------------------------
 
     def join(self, table: Table, seat: int, connection: Connection) -> None:
-        """Add a connection to a seat and send it the seat's view (the other seats see it
-        connected in their next view)."""
-        table.seats[seat].connections.add(connection)
+        """Add a connection to a seat and send it the seat's view; if the seat had none, the
+        other seats are sent theirs again, which show it connected (:meth:`_presence_changed`)."""
+        place = table.seats[seat]
+        first = not place.connections
+        place.connections.add(connection)
         connection.send(table.view_text(seat))
+        table.shown[connection] = table.presence()
+        if first:
+            self._presence_changed(table)
+
+    def _presence_changed(self, table: Table) -> None:
+        """A seat of ``table`` was connected or gone: the views that show it go out in
+        :data:`_PRESENCE_EVERY` seconds, one round for every change meanwhile, so that a storm of
+        connections costs the table's seats at most one view each that often."""
+        if table.presence_timer is None:
+            loop = asyncio.get_running_loop()
+            table.presence_timer = loop.call_later(_PRESENCE_EVERY, table.show_presence)
 
     def leave(self, table: Table, seat: int, connection: Connection) -> None:
-        """Remove a connection from its seat; a finished table that nobody watches any more
-        leaves the memory (it is loaded again from the store if a seat comes back)."""
-        table.seats[seat].connections.discard(connection)
+        """Remove a connection from its seat (the other seats are shown it gone if it was the
+        seat's last); a finished table that nobody watches any more leaves the memory (it is
+        loaded again from the store if a seat comes back)."""
+        place = table.seats[seat]
+        was_connected = bool(place.connections)
+        place.connections.discard(connection)
+        table.shown.pop(connection, None)
+        if was_connected and not place.connections:
+            self._presence_changed(table)
         nobody = not any(s.connections for s in table.seats)
         if table.is_over and nobody and self.tables.get(table.id) is table:
             del self.tables[table.id]
