@@ -11,6 +11,7 @@ seconds an option."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.bots import GreedyBot
+from buraco_rules.core.cards import all_cards
 from buraco_rules.engine.checks import check
 from buraco_rules.engine.recipes import result_of
 from test_movegen import accepted
@@ -891,3 +893,149 @@ def test_R29_only_the_natural_card_of_its_place_moves_a_locked_wildcard() -> Non
                         assert not moves_locked(old, new), (old, added)
                         checked += 1
     assert checked > 100 and moved > 0
+
+
+# R31: a team may take both extra piles (take_both_extra_piles).
+
+BOTH = [attrs.evolve(rules, take_both_extra_piles=True) for rules in PRESETS]
+
+
+def own_pile_taken(
+    rules: br.RuleSet,
+    players: int,
+    hand: str,
+    table: tuple[str, ...] = (),
+    *,
+    theirs: str = "",
+    lost: bool = False,
+) -> br.GameState:
+    """Seat 0 to play, holding ``hand``, its team having laid ``table``. Its team has taken its
+    own extra pile and the other team's is set aside (headed by ``theirs``); or, ``lost``, the
+    other team has taken both (R31), seat 1 holding them. Every other card is dealt at random."""
+    state = br.apply(br.new_game(rules, players, seed=31), br.DrawFromStock())
+    mine = br.parse_cards(hand)
+    melds = tuple(br.Meld.from_cards(br.parse_cards(m), rules) for m in table)
+    head = br.parse_cards(theirs)
+    left = Counter(all_cards() * 2) + Counter(br.parse_cards("JK JK"))  # two decks (R2)
+    left -= Counter(mine) + Counter(head)
+    left -= Counter(c for m in melds if m is not None for c in m.cards)
+    rest = list(left.elements())
+    random.Random(31).shuffle(rest)
+    cut = rules.extra_pile_size - len(head)
+    pile, rest = head + tuple(rest[:cut]), rest[cut:]
+    hands = [mine] + [tuple(rest[11 * i : 11 * i + 11]) for i in range(players - 1)]
+    rest = rest[11 * (players - 1) :]
+    if lost:
+        hands[1] += pile
+    return br.validate(
+        attrs.evolve(
+            state,
+            hands=tuple(tuple(sorted(h)) for h in hands),
+            stock=tuple(rest[1:]),
+            discard_pile=tuple(rest[:1]),
+            melds=(melds, ()),
+            extra_piles=(None, None) if lost else (None, pile),
+            extra_pile_taken=(False, True) if lost else (True, False),
+            extra_pile_lost=0 if lost else None,
+        )
+    )
+
+
+def test_R31_house_take_both_extra_piles_is_off_in_every_preset() -> None:
+    assert not any(rules.take_both_extra_piles for rules in PRESETS)
+    with pytest.raises(br.InvalidRules, match="take_both_extra_piles must be True or False"):
+        attrs.evolve(variants.ITALIAN, take_both_extra_piles=1)
+    for rules in BOTH:
+        codec_round_trip(rules)
+        assert variants.with_options(rules.name, take_both_extra_piles=True) == rules
+        assert "take_both_extra_piles" in variants.options_for(rules.name)
+    assert variants.parse_option("take_both_extra_piles=true") == ("take_both_extra_piles", True)
+
+
+@pytest.mark.parametrize("rules", BOTH, ids=lambda r: r.name)
+def test_R31_house_take_both_extra_piles_melding_the_last_cards_takes_the_other_pile(
+    rules: br.RuleSet,
+) -> None:
+    state = own_pile_taken(rules, 2, "5H 6H 7H", theirs="9S")
+    # Without the option the team may not empty its hand without a canasta (R13, R14).
+    preset = attrs.evolve(state, rules=attrs.evolve(rules, take_both_extra_piles=False))
+    refusal = br.why_illegal(preset, br.NewMeld("5H 6H 7H"))
+    assert refusal is not None and refusal.code is br.ErrorCode.CANNOT_GO_OUT
+    after = br.apply(state, br.NewMeld("5H 6H 7H"))  # directly, playing on (R12)
+    assert not after.is_over and after.current_player == 0 and after.phase is br.Phase.PLAY
+    assert after.hands[0] == tuple(sorted(state.extra_piles[1] or ()))
+    assert after.extra_piles == (None, None) and after.extra_pile_lost == 1
+    assert after.extra_pile_taken == (True, False)  # team 1 never took one
+    assert br.validate(after) is after
+    seen = br.view(after, 1)
+    assert seen.extra_pile_lost == 1 and seen.extra_pile_became_stock == (False, False)
+    assert br.from_json(br.to_json(after)) == after and br.from_json(br.to_json(seen)) == seen
+    # Team 1 is scored as a team that never took one: its 100 lost (R16).
+    mine, theirs = br.score(after)
+    assert (mine.extra_pile, theirs.extra_pile) == (0, rules.extra_pile_penalty)
+
+
+@pytest.mark.parametrize("rules", BOTH, ids=lambda r: r.name)
+def test_R31_house_take_both_extra_piles_discarding_the_last_card_takes_it_indirectly(
+    rules: br.RuleSet,
+) -> None:
+    state = own_pile_taken(rules, 2, "9C")
+    after = br.apply(state, br.Discard("9C"))
+    assert after.current_player == 1 and after.extra_pile_lost == 1
+    assert after.hands[0] == tuple(sorted(state.extra_piles[1] or ()))
+    # R19 and R23 are about a team's own pile: the other's is cards held from now on.
+    assert after.untouched_extra_pile == (None, None)
+    assert br.validate(after) is after
+    assert br.score(after)[0].hands == sum(rules.value_by_id[c] for c in after.hands[0])
+
+
+@pytest.mark.parametrize("rules", BOTH, ids=lambda r: r.name)
+def test_R31_house_take_both_extra_piles_the_team_that_lost_its_pile_may_not_go_out(
+    rules: br.RuleSet,
+) -> None:
+    state = own_pile_taken(rules, 2, "6C 7C 8C 9S", ("3D 4D 5D 6D 7D 8D 9D",), lost=True)
+    preset = attrs.evolve(state, extra_pile_lost=None, extra_pile_taken=(True, True))
+    assert br.is_legal(preset, br.NewMeld("6C 7C 8C"))  # 9S then goes out (R13)
+    message = same_refusal_on_every_redeal(
+        state, br.NewMeld("6C 7C 8C"), br.ErrorCode.CANNOT_GO_OUT
+    )
+    assert "took your team's extra pile" in message
+    assert not any(len(a.cards) >= 3 for a in br.legal_actions(state) if isinstance(a, br.NewMeld))
+    # The hand goes on: a card is discarded, and the other team may still go out.
+    assert br.is_legal(state, br.Discard("9S"))
+
+
+@pytest.mark.parametrize(("rules", "players"), [(BOTH[0], 4), (BOTH[2], 2), (BOTH[3], 4)])
+def test_R31_house_take_both_extra_piles_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    compared = 0
+    for hand in ("5H 6H 7H", "5H 6H 7H 8H JK", "9C", "5H 6H 7H 9C 9D 9S"):
+        compared += brute_force(own_pile_taken(rules, players, hand))
+        if len(hand) > 2:  # one card a team that lost its pile may not discard: no state (R14)
+            compared += brute_force(own_pile_taken(rules, players, hand, lost=True))
+    assert compared > 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([(r, n) for r in BOTH for n in r.player_counts]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    lost=st.booleans(),
+)
+def test_R31_house_take_both_extra_piles_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], seed: int, lost: bool
+) -> None:
+    rules, players = config
+    random_play_holds(rules, players, seed)
+    # From a team holding its own pile with the other's set aside, or with both taken.
+    rng = random.Random(seed)
+    start = own_pile_taken(rules, players, "5H 6H 7H 9C", lost=lost)
+    for state in play_randomly(start, rng):
+        if rng.random() < 0.1:
+            assert br.validate(state) is state
+            # The team that lost its pile never empties a hand, so never goes out (R31).
+            if state.extra_pile_lost == state.current_team:
+                for action in br.legal_actions(state):
+                    after = br.apply(state, action)
+                    assert after.hands[state.current_player] and after.went_out is None

@@ -364,6 +364,10 @@ class RuleSet:
     """R16: points for the team that ends the hand by going out."""
     extra_pile_penalty: int = ruled("R16", integer(0, MAX_POINTS), default=100)
     """R16: points lost by a team that never took its extra pile."""
+    take_both_extra_piles: bool = ruled("R31", boolean, default=False)
+    """R31, a house rule (every preset leaves it off): a team that has taken its own extra pile
+    and empties a hand again while the other team's is still set aside takes that one too, as it
+    took its own (R12); the other team then never takes one and may not go out."""
     untouched_extra_pile_is_void: bool = ruled("R19, R23", boolean, default=True)
     """R19, R23: an extra pile taken by discarding and still untouched when the opponents end the
     hand counts as never taken (True), or as taken, its cards lost as cards held (False)."""

@@ -299,6 +299,12 @@ def leaves(
     :func:`~buraco_rules.engine.going_out.may_leave`), the team's melds being ``melds`` after it."""
     if len(remaining) >= 2 or may_leave(state, team, remaining, melds, banned):
         return None
+    if state.extra_pile_lost == team:
+        return (
+            ErrorCode.CANNOT_GO_OUT,
+            "the other team took your team's extra pile, so your team may not go out and must "
+            "keep two cards after melding (R31)",
+        )
     if not remaining:
         return (
             ErrorCode.CANNOT_GO_OUT,

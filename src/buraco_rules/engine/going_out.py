@@ -1,4 +1,5 @@
-"""When a hand may be emptied: the extra pile, ending the hand, and the dead-end rule (R12-R14).
+"""When a hand may be emptied: the extra pile, ending the hand, and the dead-end rule (R12-R14,
+R31).
 
 Shared by the checker (:mod:`buraco_rules.engine.checks`), the move generator
 (:mod:`buraco_rules.engine.movegen`) and the builders, so that all decide these questions the same
@@ -69,6 +70,30 @@ def has_required_canasta(rules: RuleSet, melds: Sequence[Meld]) -> bool:
     return any(m.is_canasta and (m.wildcard is None or not clean_needed) for m in melds)
 
 
+def pile_to_take(state: GameState, team: int) -> int | None:
+    """The team whose extra pile ``team`` takes when one of its players empties the hand (R12):
+    its own while it is set aside; under R31 (``take_both_extra_piles``), once its own is
+    taken, the other team's while that one is still set aside. None: no pile is taken, and the
+    hand ends if the team may end it (R13, :func:`may_end_hand`). The one home of R31's take:
+    the generator, the checker, the transitions and ``validate`` all ask it."""
+    if state.extra_piles[team] is not None:
+        return team
+    other = 1 - team
+    if (
+        state.rules.take_both_extra_piles
+        and state.extra_pile_taken[team]
+        and state.extra_piles[other] is not None
+    ):
+        return other
+    return None
+
+
+def may_end_hand(state: GameState, team: int, melds: Sequence[Meld]) -> bool:
+    """``team``, with no extra pile to take, may end the hand by emptying a hand (R13): it holds
+    the canasta it needs, and the other team did not take its extra pile (R31)."""
+    return state.extra_pile_lost != team and has_required_canasta(state.rules, melds)
+
+
 def banned_after(state: GameState, melded: tuple[Card, ...]) -> Card | None:
     """The card that may not be discarded after melding ``melded`` (R11): melding a copy of the
     single card taken from the pile lifts the ban, as copies are interchangeable (R2)."""
@@ -84,9 +109,9 @@ def may_discard_last(
     Buraco bans a wildcard)."""
     if not may_discard((card,), card, banned):
         return False
-    if state.extra_piles[team] is not None:
+    if pile_to_take(state, team) is not None:
         return True
-    if not has_required_canasta(state.rules, melds):
+    if not may_end_hand(state, team, melds):
         return False
     return state.rules.may_go_out_discarding_wildcard or not card.is_wild
 
@@ -104,9 +129,9 @@ def may_leave(
     if len(remaining) >= 2:
         return True
     if not remaining:
-        if state.extra_piles[team] is not None:
+        if pile_to_take(state, team) is not None:
             return True
-        return state.rules.may_go_out_by_melding and has_required_canasta(state.rules, melds)
+        return state.rules.may_go_out_by_melding and may_end_hand(state, team, melds)
     return may_discard_last(state, team, remaining[0], melds, banned)
 
 
@@ -128,8 +153,8 @@ def may_keep_after_take(
         return True
     if not rest:
         return may_leave(state, team, remaining, melds)
-    return state.extra_piles[team] is not None or (
-        has_required_canasta(state.rules, melds) and state.rules.may_go_out_discarding_wildcard
+    return pile_to_take(state, team) is not None or (
+        may_end_hand(state, team, melds) and state.rules.may_go_out_discarding_wildcard
     )
 
 

@@ -104,6 +104,7 @@ def new_game(
         taken_single_card=None,
         went_out=None,
         idle_turns=0,
+        extra_pile_lost=None,
     )
 
 

@@ -88,6 +88,9 @@ class GameState:
     """R24: how many turns in a row no card was drawn from the stock and none laid on the table,
     the turn in play included once it has taken the open pile and laid nothing yet. At
     ``rules.stalemate_turns`` the hand ends in stalemate."""
+    extra_pile_lost: int | None = None
+    """R31: the team whose extra pile the other team took too (that team never takes one and
+    may not go out), or None."""
     _legal: tuple[tuple[Action, ...], tuple[Listed, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )

@@ -14,6 +14,7 @@ from .going_out import (
     banned_after,
     hand_after_take,
     kept_after_take,
+    pile_to_take,
     remove_cards,
     stock_exhausted,
 )
@@ -95,13 +96,20 @@ def _emptied_by_meld(state: GameState) -> GameState:
     """The hand is empty after a meld: take the extra pile directly, or end the hand (R12, R13)."""
     seat = state.current_player
     team = TEAM[seat]
-    extra = state.extra_piles[team]
-    if extra is not None:
+    owner = pile_to_take(state, team)
+    if owner == team:
         return replace(
             state,
-            hands=set_item(state.hands, seat, tuple(sorted(extra))),
+            hands=set_item(state.hands, seat, tuple(sorted(state.extra_piles[team] or ()))),
             extra_piles=set_item(state.extra_piles, team, None),
             extra_pile_taken=set_item(state.extra_pile_taken, team, True),
+        )
+    if owner is not None:  # R31: the other team's pile, which that team then never takes
+        return replace(
+            state,
+            hands=set_item(state.hands, seat, tuple(sorted(state.extra_piles[owner] or ()))),
+            extra_piles=set_item(state.extra_piles, owner, None),
+            extra_pile_lost=owner,
         )
     return replace(state, phase=Phase.OVER, went_out=team)
 
@@ -120,17 +128,21 @@ def discard(state: GameState, card: Card) -> GameState:
     extra_piles: Shared = shared.extra_piles
     extra_pile_taken: Shared = shared.extra_pile_taken
     untouched: Shared = shared.untouched_extra_pile
+    lost = state.extra_pile_lost
     if not remaining:
-        extra = extra_piles[team]
-        if extra is None:  # R13: the hand ends
+        owner = pile_to_take(state, team)
+        if owner is None:  # R13: the hand ends
             return replace(
                 state, hands=hands, discard_pile=discard_pile, phase=Phase.OVER, went_out=team
             )
         # R12: indirectly; the pile is played from the next turn (and is untouched until then, R19)
-        hands = set_item(hands, seat, tuple(sorted(extra)))
-        extra_piles = set_item(extra_piles, team, None)
-        extra_pile_taken = set_item(extra_pile_taken, team, True)
-        untouched = set_item(untouched, team, seat)
+        hands = set_item(hands, seat, tuple(sorted(extra_piles[owner] or ())))
+        extra_piles = set_item(extra_piles, owner, None)
+        if owner == team:
+            extra_pile_taken = set_item(extra_pile_taken, team, True)
+            untouched = set_item(untouched, team, seat)
+        else:  # R31: the other team's pile, held as cards in the hand from now on (no R19)
+            lost = owner
     rules = state.rules
     if state.idle_turns >= rules.stalemate_turns:  # R24: the stalemate ends the hand
         return replace(
@@ -142,6 +154,7 @@ def discard(state: GameState, card: Card) -> GameState:
             untouched_extra_pile=untouched,
             phase=Phase.OVER,
             taken_single_card=None,
+            extra_pile_lost=lost,
         )
     seat = (seat + 1) % state.players  # R1
     team = TEAM[seat]
@@ -164,6 +177,7 @@ def discard(state: GameState, card: Card) -> GameState:
                 extra_pile_taken=extra_pile_taken,
                 untouched_extra_pile=untouched,
                 phase=Phase.OVER,
+                extra_pile_lost=lost,
             )
     if untouched[team] == seat:  # R19: the taker's next turn has come
         untouched = set_item(untouched, team, None)
@@ -178,6 +192,7 @@ def discard(state: GameState, card: Card) -> GameState:
         extra_pile_taken=extra_pile_taken,
         untouched_extra_pile=untouched,
         taken_single_card=None,
+        extra_pile_lost=lost,
     )
 
 
@@ -219,6 +234,7 @@ def replace(
     taken_single_card: Card | Keep | None = KEEP,
     went_out: int | Keep | None = KEEP,
     idle_turns: int | Keep = KEEP,
+    extra_pile_lost: int | Keep | None = KEEP,
 ) -> GameState:
     """``state`` with the given fields changed, every other one kept (spelled out rather than
     ``attrs.evolve``: this is on every step's path; a test holds it to the fields of
@@ -243,4 +259,5 @@ def replace(
         else taken_single_card,
         went_out=state.went_out if went_out is KEEP else went_out,
         idle_turns=state.idle_turns if idle_turns is KEEP else idle_turns,
+        extra_pile_lost=state.extra_pile_lost if extra_pile_lost is KEEP else extra_pile_lost,
     )

@@ -28,7 +28,7 @@ from ..core.errors import InvalidState
 from ..core.quoting import describe, kind_of
 from ..core.rules import RuleSet
 from ..melds.meld import Meld, MeldKind, classify
-from .going_out import has_required_canasta, may_discard_last, stock_exhausted
+from .going_out import has_required_canasta, may_discard_last, pile_to_take, stock_exhausted
 from .opening import SEARCH_NODES, need_of, reaches, short
 from .state import TEAM, GameState, Phase
 
@@ -133,6 +133,9 @@ def _type_problems(state: GameState) -> Iterator[str]:
     untouched = state.untouched_extra_pile
     if not _is_pair(untouched) or any(s is not None and type(s) is not int for s in untouched):
         yield f"untouched_extra_pile must be a pair of seats or None, not {describe(untouched)}"
+    lost = state.extra_pile_lost
+    if lost is not None and (type(lost) is not int or lost not in (0, 1)):
+        yield f"extra_pile_lost must be a team (0 or 1) or None, not {describe(lost)}"
     single = state.taken_single_card
     if single is not None and not _is_card(single):
         yield f"taken_single_card must be a card or None, not {describe(single)}"
@@ -224,8 +227,19 @@ def _pile_problems(state: GameState) -> Iterator[str]:
     for team in (0, 1):
         if taken[team] and state.extra_piles[team] is not None:
             yield f"team {team}'s extra pile is taken but still set aside (R12)"
+    lost = state.extra_pile_lost
+    if lost is not None:
+        if not state.rules.take_both_extra_piles:
+            yield "an extra pile was taken by the other team, but these rules forbid it (R31)"
+        elif state.extra_piles[lost] is not None or taken[lost] or not taken[1 - lost]:
+            yield (
+                f"team {lost}'s extra pile was taken by the other team, which must have taken "
+                f"its own first, while team {lost} never took one (R31)"
+            )
+        elif state.went_out == lost:
+            yield f"team {lost} went out after the other team took its extra pile (R31)"
     if not state.rules.extra_pile_becomes_stock and any(
-        state.extra_piles[t] is None and not taken[t] for t in (0, 1)
+        state.extra_piles[t] is None and not taken[t] and lost != t for t in (0, 1)
     ):
         yield "an extra pile is gone, not taken, but these rules never turn one into stock (R15)"
     untouched = state.untouched_extra_pile
@@ -298,8 +312,8 @@ def _phase_problems(state: GameState) -> Iterator[str]:
         yield f"team {went_out} went out, but seat {seat} (team {TEAM[seat]}) acted last (R13)"
     elif state.hands[seat]:
         yield f"team {went_out} went out, but seat {seat} still holds cards (R13)"
-    elif state.extra_piles[went_out] is not None:
-        yield f"team {went_out} went out without taking its extra pile (R12, R13)"
+    elif pile_to_take(state, went_out) is not None:
+        yield f"team {went_out} went out with an extra pile still to take (R12, R13, R31)"
     elif not has_required_canasta(state.rules, state.melds[went_out]):
         yield f"team {went_out} went out without the canasta it needs (R13)"
 

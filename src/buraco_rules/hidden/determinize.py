@@ -175,6 +175,8 @@ def _shape_problem(seen: PlayerView) -> str | None:
         return "taken_single_card must be a card or None"
     if type(seen.idle_turns) is not int:
         return "idle_turns must be an int"
+    if seen.extra_pile_lost not in (None, 0, 1) or type(seen.extra_pile_lost) is bool:
+        return "extra_pile_lost must be a team (0 or 1) or None"
     return None
 
 

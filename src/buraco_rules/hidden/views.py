@@ -80,6 +80,9 @@ class PlayerView:
     idle_turns: int = 0
     """R24: turns in a row without a card drawn from the stock or laid on the table (everyone
     sees both), as :attr:`GameState.idle_turns <buraco_rules.GameState.idle_turns>`."""
+    extra_pile_lost: int | None = None
+    """R31: the *team* whose extra pile the other team took too, as
+    :attr:`GameState.extra_pile_lost <buraco_rules.GameState.extra_pile_lost>`, or None."""
     _state: GameState | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
@@ -138,8 +141,12 @@ class PlayerView:
         """By team, whether its extra pile was turned into the stock when the stock ran out (R15);
         such a pile was never taken, and the team cannot take it any more."""
         return (
-            self.extra_pile_sizes[0] is None and not self.extra_pile_taken[0],
-            self.extra_pile_sizes[1] is None and not self.extra_pile_taken[1],
+            self.extra_pile_sizes[0] is None
+            and not self.extra_pile_taken[0]
+            and self.extra_pile_lost != 0,
+            self.extra_pile_sizes[1] is None
+            and not self.extra_pile_taken[1]
+            and self.extra_pile_lost != 1,
         )
 
     @property

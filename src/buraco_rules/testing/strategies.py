@@ -80,6 +80,7 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
         "going_out_bonus": draw(_bonus(), label="R16 going out"),
         "extra_pile_penalty": draw(_bonus(), label="R16 penalty"),
         "untouched_extra_pile_is_void": draw(st.booleans(), label="R19"),
+        "take_both_extra_piles": draw(st.booleans(), label="R31"),
         "canasta_bonuses": attrs.evolve(
             bonuses,
             mixed=mixed,

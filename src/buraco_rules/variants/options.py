@@ -42,6 +42,8 @@ OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "set_ranks": "R27: sets of these ranks only, such as AK (aces and kings)",
         "locked_wildcards": "R29: a wildcard between two natural cards of a run stays there "
         "(true/false)",
+        "take_both_extra_piles": "R31: a team that took its extra pile and empties a hand "
+        "again takes the other team's too, while it is still set aside (true/false)",
         "opening_thresholds": "R30: the minimum opening rises with the team's match total, as "
         "TOTAL:MINIMUM pairs such as 1000:50,2000:90 (a list of pairs in JSON), in a match",
         "long_meld_size": "R28: a meld of at least this many cards (8-14) earns long_meld_bonus",
@@ -74,6 +76,7 @@ _KINDS: Final[Mapping[str, type]] = MappingProxyType(
         "closed_take_naturals_only": bool,
         "set_ranks": str,
         "locked_wildcards": bool,
+        "take_both_extra_piles": bool,
         "opening_thresholds": tuple,
         "long_meld_size": int,
         "long_meld_bonus": int,
@@ -132,6 +135,7 @@ _TAKES: Final[Mapping[str, str]] = MappingProxyType(
         "set_ranks": "the ranks of its sets written together in rank order, such as AK or 10JQK "
         "(A, 3-10, J, Q, K; no 2s)",
         "locked_wildcards": "true or false",
+        "take_both_extra_piles": "true or false",
         "opening_thresholds": "a list of [total, minimum] pairs, such as [[1000, 50], [2000, 90]]: "
         "totals rising, each minimum from 15 to 150",
         "long_meld_size": "0 (off) or a whole number of cards from 8 to 14",
