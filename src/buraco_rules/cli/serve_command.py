@@ -58,7 +58,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument(
-        "--db", default="buraco.sqlite", help="the SQLite file (default buraco.sqlite)"
+        "--db",
+        default="buraco.sqlite",
+        help="the SQLite file (default buraco.sqlite), or a postgresql:// URL (the 'postgres' "
+        "extra): a database any number of servers share",
     )
     parser.add_argument(
         "--bot-delay",
@@ -230,10 +233,11 @@ def run(args: argparse.Namespace) -> int:
     for name in ("uvicorn.access", "uvicorn.error", "buraco_rules.server"):
         logging.getLogger(name).addFilter(_NoTokens())
     logging.getLogger("uvicorn.error").addFilter(_Quiet())
-    from ..server.store import StoreError, TableStore
+    from ..server.store import StoreError
+    from ..server.stores import open_store
 
     try:  # opened here, so that a database the server cannot use is one line and exit 2
-        store = TableStore(args.db, exclusive=True)
+        store = open_store(args.db, exclusive=True)
     except StoreError as error:
         print(f"buraco-rules serve: {error}", file=sys.stderr)
         return 2
@@ -261,7 +265,7 @@ def run(args: argparse.Namespace) -> int:
         # the proxies Uvicorn trusts (its default): they carry many clients' connections
         trusted=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
     )
-    print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
+    print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {store.label})")
     sys.stdout.flush()
     uvicorn.run(
         app,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..formats import GameRecord, MatchRecord
-from .store import SeatRow, StoredTable, TableStore
+from .store import SeatRow, StoredTable, StoreError, TableMeta, TableStore
 
 __all__ = ["Store", "is_conflict", "is_postgres_url", "open_store"]
 
@@ -20,21 +20,46 @@ _SCHEMES = ("postgresql://", "postgres://")
 
 
 class Store(Protocol):
-    """What the server needs of a store (see :class:`~buraco_rules.server.store.TableStore`)."""
+    """What the server needs of a store: :class:`~buraco_rules.server.store.TableStore`
+    (SQLite) and :class:`~buraco_rules.server.pgstore.PostgresStore` both have it."""
 
-    def create(
+    errors: tuple[type[Exception], ...]
+    """What a failed write or read raises (the database refused it or cannot be reached)."""
+
+    @property
+    def label(self) -> str:
+        """The database named for a log line (never a URL, which may carry a password)."""
+
+    async def create(
         self,
         table_id: str,
         start: GameRecord | MatchRecord,
         seats: Sequence[SeatRow],
         tokens: dict[int, str],
+        *,
+        client: str = "",
+        turn_seconds: int | None = None,
+        meta: TableMeta | None = None,
     ) -> None:
-        """Store a new table and its seats' token digests."""
+        """Store a new table and its seats' token digests, all or nothing."""
 
     async def append(
-        self, table_id: str, number: int, seat: int, seq: int, action: str, finished: bool
+        self,
+        table_id: str,
+        number: int,
+        seat: int,
+        seq: int,
+        action: str,
+        finished: bool,
+        meta: TableMeta | None = None,
     ) -> None:
         """Append a move; returns once it is committed."""
+
+    async def update(self, table_id: str, meta: TableMeta) -> None:
+        """Replace a table's :class:`~buraco_rules.server.store.TableMeta`."""
+
+    async def expire(self, table_id: str) -> None:
+        """Close a table whose game goes on."""
 
     def seat_of(self, token: str) -> tuple[str, int] | None:
         """The table and seat a token opens, or None."""
@@ -45,11 +70,14 @@ class Store(Protocol):
     def count_unfinished(self) -> int:
         """How many tables' games go on."""
 
+    def summary(self) -> list[tuple[str, int, float, int]]:
+        """Every table as ``(id, finished, created, moves)``, oldest first."""
+
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its moves, or None."""
 
     def close(self) -> None:
-        """Finish the appends under way and close."""
+        """Finish the writes under way and close."""
 
 
 if TYPE_CHECKING:  # mypy checks that both stores have the interface (nothing runs here)
@@ -64,18 +92,21 @@ def is_postgres_url(db: str | Path) -> bool:
     return isinstance(db, str) and db.startswith(_SCHEMES)
 
 
-def open_store(db: str | Path) -> Store:
-    """The store ``db`` names: a ``postgresql://`` URL or a SQLite file's path. A URL without
-    the driver installed is a ``RuntimeError`` saying which extra to install."""
+def open_store(db: str | Path, *, exclusive: bool = False) -> Store:
+    """The store ``db`` names: a ``postgresql://`` URL or a SQLite file's path. A database that
+    cannot be used is a :class:`~buraco_rules.server.store.StoreError` (one line, never the
+    URL), and so is a URL without the driver installed (saying which extra to install).
+    ``exclusive`` takes a SQLite file's lock (one server per file); any number of servers share
+    a PostgreSQL database."""
     if not is_postgres_url(db):
-        return TableStore(db)
+        return TableStore(db, exclusive=exclusive)
     try:
         from .pgstore import PostgresStore
-    except ImportError as missing:
-        raise RuntimeError(
+    except ImportError:
+        raise StoreError(
             "a postgresql:// database needs the 'postgres' extra:"
             " pip install 'buraco-rules[server,postgres]'"
-        ) from missing
+        ) from None
     return PostgresStore(str(db))
 
 

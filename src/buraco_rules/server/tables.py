@@ -15,7 +15,6 @@ import json
 import logging
 import random
 import secrets
-import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
@@ -52,7 +51,8 @@ from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions, new_game
 from ..play.match import Match, new_match
 from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS
-from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, TableStore, now
+from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, now
+from .stores import Store
 from .thinking import Backoff, ThinkingPool, one_line
 
 __all__ = [
@@ -289,7 +289,8 @@ def _seat_data(seat: _Seat, away: bool) -> Message:
 
 
 class TableHub:
-    """Every table of a server, backed by a :class:`~buraco_rules.server.store.TableStore`.
+    """Every table of a server, backed by a :class:`~buraco_rules.server.stores.Store` (the
+    SQLite file, or a PostgreSQL database shared with other processes).
 
     ``bot_delay`` is the pause, in seconds, before each bot move (so a person can follow the
     game); ``max_tables`` caps the unfinished tables, so that a flood of creations cannot fill
@@ -309,7 +310,7 @@ class TableHub:
 
     def __init__(
         self,
-        store: TableStore,
+        store: Store,
         *,
         bot_delay: float = 0.5,
         max_tables: int = 1000,
@@ -396,7 +397,7 @@ class TableHub:
                 turn_seconds=table.turn_seconds,
                 meta=table.meta(),
             )
-        except sqlite3.Error as error:
+        except self.store.errors as error:
             self._uncount(table_id)
             log.warning("a table was not stored: %s", one_line(error))
             raise StorageFailed("the table could not be saved; try again later") from None
@@ -449,6 +450,9 @@ class TableHub:
                 if stored is None
                 else _table_of(stored, self.search_budget, self.decision_seconds)
             )
+        except self.store.errors as error:  # the database, not the table: tried again later
+            log.warning("table %s not loaded now: %s", table_id, one_line(error))
+            return None
         except Exception as error:  # any table the store cannot give back: set aside, go on
             self._set_aside(table_id, error)
             return None
@@ -463,8 +467,13 @@ class TableHub:
 
     async def find(self, token: str, table_id: str | None = None) -> tuple[Table, int] | None:
         """The table and seat a token opens (and, if ``table_id`` is given, only on that
-        table), or None. A finished table not in memory is replayed off the event loop."""
-        found = self.store.seat_of(token)
+        table), or None. A finished table not in memory is replayed off the event loop. A
+        :class:`StorageFailed` if the store cannot be read now."""
+        try:
+            found = self.store.seat_of(token)
+        except self.store.errors as error:
+            log.warning("a seat not looked up: %s", one_line(error))
+            raise StorageFailed("the server cannot reach its database; try again") from None
         if found is None or (table_id is not None and found[0] != table_id):
             return None
         table = self.tables.get(found[0])
@@ -480,6 +489,9 @@ class TableHub:
             table = await asyncio.to_thread(
                 _table_of, stored, self.search_budget, self.decision_seconds
             )
+        except self.store.errors as error:  # the database, not the table: tried again later
+            log.warning("table %s not loaded now: %s", table_id, one_line(error))
+            raise StorageFailed("the table cannot be loaded now; try again") from None
         except Exception as error:
             self._set_aside(table_id, error)
             return None
@@ -488,10 +500,14 @@ class TableHub:
     async def record(self, table_id: str, token: str) -> str:
         """The record of a table whose game is over, as ``to_json`` writes it, for a token of
         one of its seats (a :class:`RecordError` otherwise)."""
-        found = self.store.seat_of(token)
-        if found is None or found[0] != table_id:
-            raise RecordError("bad-token", "no seat of this table has that token")
-        stored = self.store.load(table_id)
+        try:
+            found = self.store.seat_of(token)
+            if found is None or found[0] != table_id:
+                raise RecordError("bad-token", "no seat of this table has that token")
+            stored = self.store.load(table_id)
+        except self.store.errors as error:
+            log.warning("table %s: record not read: %s", table_id, one_line(error))
+            raise StorageFailed("the server cannot reach its database; try again") from None
         if stored is None or stored.finished != FINISHED:
             raise RecordError("not-over", "the record is given once the game is over")
         return await asyncio.to_thread(_final_record, stored)
@@ -591,7 +607,7 @@ class TableHub:
         self._arm(table)
         try:
             await self.store.update(table.id, table.meta())
-        except sqlite3.Error as error:
+        except self.store.errors as error:
             log.warning("table %s: the seat back not stored: %s", table.id, one_line(error))
         table.broadcast()
 
@@ -610,7 +626,7 @@ class TableHub:
         number = len(table.moves)
         try:
             await self.store.append(table.id, number, seat, seq, notation, after.is_over, meta)
-        except sqlite3.Error as error:
+        except self.store.errors as error:
             log.warning("table %s: move %d not stored: %s", table.id, number, one_line(error))
             if table.notice is None or table.notice["code"] != "storage-failed":
                 table.notice = {
@@ -680,7 +696,7 @@ class TableHub:
             log.info("table %s: seat %d ran out of time, a bot plays it", table.id, seat)
             try:
                 await self.store.update(table.id, table.meta())
-            except sqlite3.Error as error:  # kept in memory: the next move stores it
+            except self.store.errors as error:  # kept in memory: the next move stores it
                 log.warning("table %s: the away seat not stored: %s", table.id, one_line(error))
             table.broadcast()
         self.wake_bots(table)
@@ -710,7 +726,7 @@ class TableHub:
                     continue
                 try:
                     await self.store.expire(table_id)
-                except sqlite3.Error as error:
+                except self.store.errors as error:
                     log.warning("table %s: not expired: %s", table_id, one_line(error))
                     continue
                 table.closed = True
