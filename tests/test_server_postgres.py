@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import buraco_rules as br
 from buraco_rules.server.pgstore import PostgresStore
 from buraco_rules.server.store import StoredTable
 
@@ -20,6 +22,7 @@ pytest.importorskip("websockets")
 from server_support import SeatClient, ServerProcess  # noqa: E402
 
 FAST = ("--bot-delay", "0", "--rate", "10000", "--create-rate", "0")
+SLOWER = ("--bot-delay", "0.05", "--turn-seconds", "2")  # a game the kills fall in
 
 
 def with_password(url: str) -> str:
@@ -83,3 +86,127 @@ def test_serve_refuses_a_database_it_cannot_reach_in_one_line(tmp_path: Path) ->
     assert done.returncode == 2
     assert done.stderr.startswith("buraco-rules serve: cannot use the PostgreSQL database none")
     assert done.stderr.count("\n") == 1 and "hunter2-secret" not in done.stderr
+
+
+def seat_clients(created: dict[str, Any], urls: list[str], seed: int) -> list[SeatClient]:
+    """A client for each human seat, the seats dealt round the servers' WebSocket addresses."""
+    humans = [s for s in created["seats"] if s["kind"] == "human"]
+    return [
+        SeatClient(urls[n % len(urls)], created["table"], s["seat"], s["token"], seed + n)
+        for n, s in enumerate(humans)
+    ]
+
+
+def check_against_the_rows(url: str, table_id: str, clients: list[SeatClient]) -> None:
+    """Every client's acknowledged moves are its seat's stored ones (none lost, none twice), and
+    its last view is its view of the stored moves replayed."""
+    table = stored(url, table_id)
+    final = table.replay()
+    assert final.is_over
+    for client in clients:
+        mine = {seq: action for seat, seq, action in table.moves if seat == client.seat}
+        assert client.accepted == mine
+        assert client.last is not None and client.last["number"] == len(table.moves)
+        hand = final.hand if isinstance(final, br.Match) else final
+        assert client.last["view"] == br.to_data(br.view(hand, client.seat))
+
+
+class RoamingClient(SeatClient):
+    """A seat's client that, whenever its connection is lost, reconnects to the next server of
+    its list (any server serves any seat: no sticky sessions)."""
+
+    def __init__(self, urls: list[str], *args: Any, think: float = 0.0) -> None:
+        super().__init__(urls[0], *args)
+        self.urls = urls
+        self.think = think
+        self.connections = 0
+
+    async def _send(self, ws: Any, seq: int, action: str) -> None:
+        await asyncio.sleep(self.think)  # a game long enough for the kills to fall in it
+        await super()._send(ws, seq, action)
+
+    async def play(self, deadline: float) -> None:
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import WebSocketException
+
+        while not self.over:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"table {self.table} seat {self.seat} did not finish")
+            self.url = self.urls[self.connections % len(self.urls)]
+            self.connections += 1
+            try:
+                async with connect(self.url, open_timeout=5, max_size=2**20) as ws:
+                    await self._session(ws)
+            except (TimeoutError, OSError, WebSocketException):
+                await asyncio.sleep(0.05)
+
+
+def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Two workers on one database; the tables' creator (which drives their bots and clocks)
+    and the other one SIGKILLed in turn, four times, each restarted on its port a moment later,
+    the clients reconnecting to whichever is up: every table ends, every acknowledged move is
+    stored once and as acknowledged, every last view is the replay of the rows; a table whose
+    people never come has its clock run out and bots finish it for them, though the process
+    that created it was killed."""
+    import random
+
+    servers = [
+        ServerProcess(pg_url, tmp_path / f"{n}.log", *FAST, *SLOWER)  # type: ignore[arg-type]
+        for n in range(2)
+    ]
+    for server in servers:
+        server.start()
+    urls = [s.ws_url for s in servers]
+    try:
+        requests: list[dict[str, Any]] = [
+            {
+                "variant": "buraco-fechado",
+                "players": 4,
+                "seats": ["human", "human", "greedy", "human"],
+                "turn_seconds": None,
+            },
+            {"seats": ["human", "greedy"]},
+            {"seats": ["human", "human"]},  # nobody comes: the server's 2-second clock
+        ]
+        tables = [servers[0].create(r) for r in requests]
+        clients: list[RoamingClient] = []
+        for t, created in enumerate(tables[:2]):
+            for n, seat in enumerate(s for s in created["seats"] if s["kind"] == "human"):
+                start = (t + n) % 2
+                order = urls[start:] + urls[:start]
+                clients.append(
+                    RoamingClient(
+                        order, created["table"], seat["seat"], seat["token"], 20 + t * 4 + n
+                    )
+                )
+        rng = random.Random(35)
+
+        async def kill_loop() -> None:
+            for victim in (0, 1, 0, 1):  # the creator first: its tables' driver
+                await asyncio.sleep(rng.uniform(0.5, 1.5))
+                servers[victim].kill()
+                await asyncio.sleep(rng.uniform(0.5, 1.5))
+                await asyncio.to_thread(servers[victim].start)
+
+        async def play() -> None:
+            deadline = time.monotonic() + 120
+            await asyncio.gather(kill_loop(), *(c.play(deadline) for c in clients))
+
+        asyncio.run(play())
+        clock_table = tables[2]["table"]
+        deadline = time.monotonic() + 60
+        while not stored(pg_url, clock_table).finished and time.monotonic() < deadline:
+            time.sleep(0.5)
+    finally:
+        for server in servers:
+            server.stop()
+    for created in tables[:2]:
+        mine = [c for c in clients if c.table == created["table"]]
+        check_against_the_rows(pg_url, created["table"], mine)
+    assert sum(c.connections for c in clients) > len(clients)  # the kills cut them off
+    clocked = stored(pg_url, clock_table)
+    assert clocked.replay().is_over and {seat for seat, _, _ in clocked.moves} == {0, 1}
+    for n in range(2):
+        assert "Traceback" not in (tmp_path / f"{n}.log").read_text()

@@ -121,6 +121,7 @@ def create_app(
         )
         loaded = hub.load_unfinished()
         log.info("%d unfinished tables loaded from %s", loaded, store.label)
+        await hub.open()
         hub.start()
         app.state.hub = hub
         try:

@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "CHANNEL",
+    "META",
     "SCHEMA_VERSION",
     "Leases",
     "Listener",
@@ -60,7 +61,14 @@ __all__ = [
 ]
 
 CHANNEL = "buraco_moves"
-"""The notification channel of committed moves; each payload is ``"<table id> <move number>"``."""
+"""The notification channel of committed moves; each payload is ``"<table id> <move number>"``,
+or ``"<table id> meta"`` for a change of the table's row alone (its clock, away seats, expiry)."""
+
+META = "meta"
+"""The payload's second word for a change of a table's row alone; the listener passes it on as
+the move number -1."""
+
+Move = tuple[int, int, str]
 
 _MIGRATIONS: tuple[str, ...] = (
     # 1: the SQLite store's tables, and an index of the unfinished tables (what a server loads
@@ -302,22 +310,53 @@ class PostgresStore:
         await self._enqueue(_Append(loop, done, (table_id, number, seat, seq, action), extra))
 
     async def update(self, table_id: str, meta: TableMeta) -> None:
-        """Replace a table's :class:`~buraco_rules.server.store.TableMeta`."""
+        """Replace a table's :class:`~buraco_rules.server.store.TableMeta`, and notify it
+        (``"<table id> meta"``)."""
         values = (meta.touched, meta.deadline, json.dumps(list(meta.away)), table_id)
         await self._submit(
-            lambda db: db.execute(
-                "UPDATE tables SET touched = %s, deadline = %s, away = %s WHERE id = %s", values
+            _notifying(
+                table_id,
+                "UPDATE tables SET touched = %s, deadline = %s, away = %s WHERE id = %s",
+                values,
             )
         )
 
     async def expire(self, table_id: str) -> None:
-        """Close a table whose game goes on (:data:`~buraco_rules.server.store.EXPIRED`)."""
+        """Close a table whose game goes on (:data:`~buraco_rules.server.store.EXPIRED`), and
+        notify it (``"<table id> meta"``)."""
         await self._submit(
-            lambda db: db.execute(
+            _notifying(
+                table_id,
                 "UPDATE tables SET finished = %s WHERE id = %s AND finished = %s",
                 (EXPIRED, table_id, GOING),
             )
         )
+
+    def since(self, table_id: str, number: int) -> tuple[int, TableMeta, tuple[Move, ...]] | None:
+        """What a process holding a table's first ``number`` moves catches up with, in one
+        snapshot: the table's ``finished``, its :class:`~buraco_rules.server.store.TableMeta`
+        and its moves from ``number`` on as ``(seat, seq, action)``; None for no such table."""
+        db = self._reader()
+        with db.transaction():
+            db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            row = db.execute(
+                "SELECT finished, touched, created, deadline, away FROM tables WHERE id = %s",
+                (table_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            moves = tuple(
+                (int(seat), int(seq), str(action))
+                for seat, seq, action in db.execute(
+                    "SELECT seat, seq, action FROM moves WHERE table_id = %s AND number >= %s"
+                    " ORDER BY number",
+                    (table_id, number),
+                )
+            )
+        touched = float(row[1] if row[1] is not None else row[2])
+        away = tuple(int(s) for s in json.loads(row[4]))
+        meta = TableMeta(touched, None if row[3] is None else float(row[3]), away)
+        return int(row[0]), meta, moves
 
     async def _submit(self, write: Callable[[psycopg.Connection[Any]], object]) -> None:
         loop = asyncio.get_running_loop()
@@ -456,7 +495,8 @@ class PostgresStore:
         on_gap: Callable[[], None] | None = None,
     ) -> Listener:
         """Start hearing committed moves (every process's, this one's included): ``on_move``
-        gets each one's table id and number on the event loop, ``on_gap`` is called after a
+        gets each one's table id and number on the event loop (the number -1 for a change of
+        the table's row alone: :meth:`update`, :meth:`expire`), ``on_gap`` is called after a
         lost connection is reopened (moves committed meanwhile were not heard: catch up from
         the rows). Returns once listening, so that every move committed afterwards is heard."""
         listener = Listener(self.url, on_move, on_gap)
@@ -500,6 +540,19 @@ def _run_job(db: psycopg.Connection[Any], job: _Job) -> BaseException | None:
     except psycopg.Error as refused:
         return refused
     return None
+
+
+def _notifying(
+    table_id: str, statement: str, values: tuple[object, ...]
+) -> Callable[[psycopg.Connection[Any]], object]:
+    """A write of a table's row, notified in its transaction (heard once committed)."""
+
+    def write(db: psycopg.Connection[Any]) -> None:
+        with db.transaction():
+            db.execute(statement.encode(), values)
+            db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{table_id} {META}"))
+
+    return write
 
 
 def _database_name(url: str) -> str:
@@ -610,6 +663,8 @@ class Listener:
                     table_id, _, number = note.payload.partition(" ")
                     if number.isdigit():  # anything else on the channel is not ours
                         _call(self.on_move, table_id, int(number))
+                    elif number == META:
+                        _call(self.on_move, table_id, -1)
             except psycopg.OperationalError:
                 if self._db is not None:
                     await self._db.close()

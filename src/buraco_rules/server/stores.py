@@ -7,14 +7,22 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..formats import GameRecord, MatchRecord
 from .store import SeatRow, StoredTable, StoreError, TableMeta, TableStore
 
-__all__ = ["Store", "is_conflict", "is_postgres_url", "open_store"]
+__all__ = [
+    "Closable",
+    "SharedStore",
+    "Store",
+    "TableLeases",
+    "is_conflict",
+    "is_postgres_url",
+    "open_store",
+]
 
 _SCHEMES = ("postgresql://", "postgres://")
 
@@ -80,11 +88,63 @@ class Store(Protocol):
         """Finish the writes under way and close."""
 
 
+@runtime_checkable
+class SharedStore(Store, Protocol):
+    """A store that several server processes share (PostgreSQL): what the hub needs beside
+    :class:`Store` to follow the other processes' moves and to share the tables' driving."""
+
+    def since(
+        self, table_id: str, number: int
+    ) -> tuple[int, TableMeta, tuple[tuple[int, int, str], ...]] | None:
+        """A table's ``finished``, meta and moves from ``number`` on, or None."""
+
+    def move_counts(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """How many moves each of these tables has stored."""
+
+    async def listen(
+        self, on_move: Callable[[str, int], None], on_gap: Callable[[], None] | None = None
+    ) -> Closable:
+        """Hear every process's committed changes (see :meth:`PostgresStore.listen`)."""
+
+    async def leases(
+        self,
+        on_lost: Callable[[frozenset[str]], None] | None = None,
+        check_every: float = 2.0,
+        buckets: int | None = None,
+    ) -> TableLeases:
+        """A connection for this process's table leases."""
+
+
+class Closable(Protocol):
+    """Something the hub closes when it stops (a listener)."""
+
+    async def close(self) -> None:
+        """Stop and close."""
+
+
+class TableLeases(Closable, Protocol):
+    """The leases of the tables one process drives (see
+    :class:`~buraco_rules.server.pgstore.Leases`)."""
+
+    @property
+    def held(self) -> frozenset[str]:
+        """The ids of the tables whose lease this process holds."""
+
+    async def try_take(self, table_id: str) -> bool:
+        """Take the table's lease if no process holds it; whether this process holds it."""
+
+    async def release(self, table_id: str) -> None:
+        """Give the table's lease up."""
+
+
 if TYPE_CHECKING:  # mypy checks that both stores have the interface (nothing runs here)
     from .pgstore import PostgresStore
 
     def _both_are_stores(sqlite: TableStore, postgres: PostgresStore) -> tuple[Store, Store]:
         return sqlite, postgres
+
+    def _postgres_is_shared(postgres: PostgresStore) -> SharedStore:
+        return postgres
 
 
 def is_postgres_url(db: str | Path) -> bool:
