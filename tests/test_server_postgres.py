@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -210,3 +211,72 @@ def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over
     assert clocked.replay().is_over and {seat for seat, _, _ in clocked.moves} == {0, 1}
     for n in range(2):
         assert "Traceback" not in (tmp_path / f"{n}.log").read_text()
+
+
+def workers_of(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def test_workers_share_the_port_and_a_dead_one_is_replaced(pg_url: str, tmp_path: Path) -> None:
+    import signal
+
+    server = ServerProcess(pg_url, tmp_path / "w.log", *FAST, "--workers", "2")  # type: ignore[arg-type]
+    server.start()
+    try:
+        assert server.process is not None
+        parent = server.process.pid
+        deadline = time.monotonic() + 30
+        while len(workers_of(parent)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        first = workers_of(parent)
+        assert len(first) == 2
+        victim = min(first)
+        os.kill(victim, signal.SIGKILL)
+        while (len(workers_of(parent)) < 2 or victim in workers_of(parent)) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.1)
+        assert len(workers_of(parent) - first) == 1  # a new one in its place
+        for game in range(2):  # whichever worker takes each connection
+            created = server.create({"seats": ["human", "greedy"]})
+            client = SeatClient(
+                server.ws_url, created["table"], 0, created["seats"][0]["token"], game
+            )
+            asyncio.run(client.play(time.monotonic() + 60))
+            check_against_the_rows(pg_url, created["table"], [client])
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(20) == 0
+        assert workers_of(parent) == set()
+        server.process = None
+    finally:
+        server.stop()
+    text = (tmp_path / "w.log").read_text()
+    assert "with 2 workers" in text and "starting another" in text and "Traceback" not in text
+
+
+def test_workers_are_refused_on_sqlite_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+
+    from server_support import COMMAND
+
+    db = tmp_path / "x.sqlite"
+    done = subprocess.run(
+        [*COMMAND, "--workers", "2", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "--workers needs a postgresql://" in done.stderr
+    assert not db.exists()

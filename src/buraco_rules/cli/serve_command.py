@@ -12,10 +12,13 @@ import logging
 import os
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bots.names import MAX_PLAYOUTS, MAX_SECONDS, bot_from_name
 from ..core.quoting import describe
+
+if TYPE_CHECKING:
+    from ..server.stores import Store
 
 __all__ = ["add_parser", "run"]
 
@@ -62,6 +65,14 @@ def add_parser(commands: Any) -> None:
         default="buraco.sqlite",
         help="the SQLite file (default buraco.sqlite), or a postgresql:// URL (the 'postgres' "
         "extra): a database any number of servers share",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="server processes sharing the port (default 1); more than one needs a "
+        "postgresql:// --db",
     )
     parser.add_argument(
         "--bot-delay",
@@ -193,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ..server import create_app
+        from ..server import create_app  # noqa: F401  (the extra is there)
     except ImportError as error:
         print(
             f"buraco-rules serve needs the 'server' extra ({error.name} is missing): "
@@ -203,6 +214,17 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if not 0 <= args.port <= 65535:
         args.parser.error(f"--port must be 0 to 65535, not {args.port}")
+    if not 1 <= args.workers <= 256:
+        args.parser.error(f"--workers must be 1 to 256, not {args.workers}")
+    from ..server.stores import is_postgres_url
+
+    if args.workers > 1 and not is_postgres_url(args.db):
+        print(
+            "buraco-rules serve: --workers needs a postgresql:// --db (a SQLite file is served "
+            "by one process)",
+            file=sys.stderr,
+        )
+        return 2
     if args.bot_delay < 0 or args.rate <= 0 or args.max_tables < 1:
         args.parser.error("--bot-delay must be 0 or more, --rate and --max-tables above 0")
     if (
@@ -215,8 +237,6 @@ def run(args: argparse.Namespace) -> int:
         )
     if not (args.join_timeout > 0 and args.request_timeout > 0):
         args.parser.error("--join-timeout and --request-timeout must be above 0")
-    from ..server.http_limits import MAX_HEADER_BYTES, limited_protocols
-
     if args.max_tables_per_client < 1 or args.search_threads < 1:
         args.parser.error("--max-tables-per-client and --search-threads must be above 0")
     if args.turn_seconds < 0 or not 0 <= args.expire_after < 1e6:
@@ -241,7 +261,21 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as error:
         print(f"buraco-rules serve: {error}", file=sys.stderr)
         return 2
-    app = create_app(
+    label = store.label
+    if args.workers > 1:
+        store.close()  # each worker opens its own (after the fork: no connection is shared)
+        return _supervise(args, label)
+    print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {label})")
+    sys.stdout.flush()
+    uvicorn.run(_app(args, store), **_uvicorn_options(args))
+    return 0
+
+
+def _app(args: argparse.Namespace, store: str | Store) -> Any:
+    """The application ``args`` describe, around ``store`` (an open store, or the ``--db``)."""
+    from ..server import create_app
+
+    return create_app(
         store,
         bot_delay=args.bot_delay,
         rate=args.rate,
@@ -257,6 +291,12 @@ def run(args: argparse.Namespace) -> int:
         expire_after=args.expire_after * 3600 or None,
         search_threads=args.search_threads,
     )
+
+
+def _uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Uvicorn's settings for ``args``, closed to abuse (docs/server.md)."""
+    from ..server.http_limits import MAX_HEADER_BYTES, limited_protocols
+
     max_connections = _open_files_for(args.max_connections)
     http, ws = limited_protocols(
         request_timeout=args.request_timeout,
@@ -265,26 +305,103 @@ def run(args: argparse.Namespace) -> int:
         # the proxies Uvicorn trusts (its default): they carry many clients' connections
         trusted=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1"),
     )
-    print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {store.label})")
-    sys.stdout.flush()
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        ws_max_size=16 * 1024,
-        ws_per_message_deflate=False,  # a view is ~1 KB: compressing it costs more than it saves
-        log_level="info",
-        timeout_graceful_shutdown=2,
-        # Closed to abuse (docs/server.md): the h11 parser bounds unfinished headers (httptools
-        # keeps them without limit), the protocols add the request deadline, the connection cap
-        # and a short WebSocket close; uvicorn's own cap bounds the requests in progress.
-        http=http,
-        ws=ws,
-        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-        limit_concurrency=max_connections + 1,
-        backlog=min(max_connections, 2048),
+    return {
+        "host": args.host,
+        "port": args.port,
+        "ws_max_size": 16 * 1024,
+        "ws_per_message_deflate": False,  # a view is ~1 KB: compressing costs more than it saves
+        "log_level": "info",
+        "timeout_graceful_shutdown": 2,
+        # The h11 parser bounds unfinished headers (httptools keeps them without limit), the
+        # protocols add the request deadline, the connection cap and a short WebSocket close;
+        # uvicorn's own cap bounds the requests in progress.
+        "http": http,
+        "ws": ws,
+        "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
+        "limit_concurrency": max_connections + 1,
+        "backlog": min(max_connections, 2048),
+    }
+
+
+def _supervise(args: argparse.Namespace, label: str) -> int:
+    """``--workers N``: bind the port once, fork N workers that accept on it (each with its
+    own connections to the database), and fork a new one for each that dies, until SIGINT or
+    SIGTERM, which each worker gets to stop gracefully."""
+    import signal
+    import socket
+
+    if not hasattr(os, "fork"):
+        print("buraco-rules serve: --workers needs a system with fork", file=sys.stderr)
+        return 2
+    options = _uvicorn_options(args)
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((args.host, args.port))
+    except OSError as error:
+        print(
+            f"buraco-rules serve: cannot listen on {args.port}: {error.strerror}", file=sys.stderr
+        )
+        return 2
+    listener.listen(options["backlog"])
+    print(
+        f"buraco-rules: serving on http://{args.host}:{args.port}/ with {args.workers} workers "
+        f"(tables in {label})"
     )
+    sys.stdout.flush()
+    stopping = False
+    workers: set[int] = set()
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    def fork() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker: default signals (Uvicorn sets its own), serve, exit
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            code = 1
+            try:
+                import uvicorn
+
+                config = uvicorn.Config(_app(args, args.db), **options)
+                uvicorn.Server(config).run(sockets=[listener])
+                code = 0
+            finally:
+                os._exit(code)
+        workers.add(pid)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    for _ in range(args.workers):
+        fork()
+    while workers:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        except InterruptedError:  # pragma: no cover (PEP 475 retries it)
+            continue
+        workers.discard(pid)
+        if not stopping:
+            print(
+                f"buraco-rules: worker {pid} ended ({_how(status)}); starting another",
+                file=sys.stderr,
+            )
+            fork()
+    listener.close()
     return 0
+
+
+def _how(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {os.WTERMSIG(status)}"
+    return f"exit {os.WEXITSTATUS(status)}"
 
 
 _SPARE_FILES = 256  # the database, its journal, the static files, the log: what is not a client
