@@ -7,13 +7,16 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import buraco_rules as br
 from buraco_rules.server.pgstore import PostgresStore
 from buraco_rules.server.store import StoredTable
+
+if TYPE_CHECKING:
+    from pg_support import Cluster
 
 pytest_plugins = ("pg_support",)  # its fixtures: pg_cluster, pg_url
 
@@ -280,3 +283,75 @@ def test_workers_are_refused_on_sqlite_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "--workers needs a postgresql://" in done.stderr
     assert not db.exists()
+
+
+def test_postgresql_restarted_mid_game_refuses_moves_clearly_then_plays_on(
+    pg_cluster: Cluster, tmp_path: Path
+) -> None:
+    """PostgreSQL stopped (as a crash) in the middle of a person's turn: the move is answered
+    storage-failed and every seat's view says so; started again, the same move (same seq) is
+    accepted, the game plays on to its end, and everything acknowledged is in the rows."""
+    import json
+
+    from websockets.asyncio.client import connect
+
+    url = pg_cluster.new_database()
+    server = ServerProcess(url, tmp_path / "r.log", *FAST)  # type: ignore[arg-type]
+    server.start()
+    try:
+        created = server.create({"seats": ["human", "greedy"]})
+        token = created["seats"][0]["token"]
+        client = SeatClient(server.ws_url, created["table"], 0, token, 7)
+        seen: list[dict[str, Any]] = []
+
+        async def until_down() -> None:
+            async with connect(server.ws_url) as ws:
+
+                async def answer_to(seq: int, action: str) -> dict[str, Any]:
+                    await ws.send(json.dumps({"type": "move", "seq": seq, "action": action}))
+                    while True:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                        if message["type"] != "view":
+                            return dict(message)
+                        seen.append(message)
+
+                join = {"type": "join", "token": token, "table": created["table"]}
+                await ws.send(json.dumps(join))
+                accepted = 0
+                while True:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    seen.append(message)
+                    if message["type"] != "view" or not message["legal"] or message["over"]:
+                        continue
+                    view = br.from_data(message["view"])
+                    action = br.format_action(client.bot.choose(view, client.rng))
+                    seq = message["next_seq"]
+                    if accepted >= 3 and message["view"]["phase"] != "draw":  # mid-turn
+                        break
+                    answer = await answer_to(seq, action)
+                    assert answer["type"] == "accepted", answer
+                    client.accepted[seq] = action
+                    accepted += 1
+                await asyncio.to_thread(pg_cluster.stop, "immediate")
+                answer = await answer_to(seq, action)
+                assert answer["code"] == "storage-failed", answer
+                notices = [m["notice"] for m in seen if m["type"] == "view" and m["notice"]]
+                assert notices and notices[-1]["code"] == "storage-failed"
+                await asyncio.to_thread(pg_cluster.start)
+                for _ in range(100):  # the server reconnects by itself
+                    answer = await answer_to(seq, action)
+                    if answer["type"] == "accepted":
+                        client.accepted[seq] = action
+                        return
+                    assert answer["code"] == "storage-failed", answer
+                    await asyncio.sleep(0.1)
+                raise AssertionError("the move was never accepted")
+
+        asyncio.run(until_down())
+        asyncio.run(client.play(time.monotonic() + 60))  # the rest of the game, a new connection
+    finally:
+        if not (pg_cluster.data / "postmaster.pid").exists():
+            pg_cluster.start()
+        server.stop()
+    check_against_the_rows(url, created["table"], [client])
+    assert "Traceback" not in (tmp_path / "r.log").read_text()
