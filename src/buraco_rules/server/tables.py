@@ -143,6 +143,9 @@ class Table:
     """The number of the first move of each hand (a match has several)."""
     closed: bool = False
     """Expired: the table's game was closed unfinished and it takes no move any more."""
+    storing: int = -1
+    """The number of the move this process is committing (-1: none), whose notification is no
+    news to it."""
     timer: asyncio.TimerHandle | None = None
 
     @property
@@ -681,6 +684,7 @@ class TableHub:
         touched = now()
         meta = TableMeta(touched, deadline, tuple(sorted(table.away)))
         number = len(table.moves)
+        table.storing = number
         try:
             await self.store.append(table.id, number, seat, seq, notation, after.is_over, meta)
         except self.store.errors as error:
@@ -694,6 +698,8 @@ class TableHub:
                 }
                 table.broadcast()
             return _FAILED
+        finally:
+            table.storing = -1
         if _hands(after) > _hands(table.state) and not after.is_over:
             table.hand_starts.append(number + 1)
         table.state = after
@@ -715,7 +721,9 @@ class TableHub:
         """A change committed by some process (this one's included): a table held here that
         lacks it catches up (``number`` -1: a change of the table's row alone)."""
         table = self.tables.get(table_id)
-        if table is None or (0 <= number < len(table.moves)) or table_id in self._behind:
+        if table is None or table_id in self._behind:
+            return
+        if 0 <= number < len(table.moves) or number == table.storing:  # no news
             return
         self._behind.add(table_id)
         self._later(self._catch_up(table))
