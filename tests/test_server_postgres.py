@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import buraco_rules as br
+from buraco_rules.cli import main
 from buraco_rules.server.pgstore import PostgresStore
 from buraco_rules.server.store import StoredTable
 
@@ -47,7 +48,7 @@ def stored(url: str, table_id: str) -> StoredTable:
 
 
 def test_serve_on_postgresql_plays_whole_hands_and_keeps_them_across_a_restart(
-    pg_url: str, tmp_path: Path
+    pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = with_password(pg_url)
     log = tmp_path / "server.log"
@@ -68,6 +69,11 @@ def test_serve_on_postgresql_plays_whole_hands_and_keeps_them_across_a_restart(
         assert again.last is not None and again.last["number"] == client.last["number"]
     finally:
         server.stop()
+    assert main(["tables", "--db", url]) == 0  # the operator's list reads it too
+    listed = capsys.readouterr().out.splitlines()
+    assert any(
+        line.split()[:3] == [created["table"], "over", str(len(table.moves))] for line in listed
+    )
     text = log.read_text()
     assert "hunter2-secret" not in text and "postgresql://" not in text
     assert "the PostgreSQL database" in text

@@ -143,6 +143,9 @@ class Table:
     """The number of the first move of each hand (a match has several)."""
     closed: bool = False
     """Expired: the table's game was closed unfinished and it takes no move any more."""
+    stale: bool = False
+    """Changes were committed elsewhere that this process has not taken in: nobody here watches
+    the table and this process does not drive it, so it catches up only when that changes."""
     storing: int = -1
     """The number of the move this process is committing (-1: none), whose notification is no
     news to it."""
@@ -494,6 +497,10 @@ class TableHub:
         if found is None or (table_id is not None and found[0] != table_id):
             return None
         table = self.tables.get(found[0])
+        if table is not None and self.shared is not None:
+            # Up to the rows before the welcome: a seat coming from a process that died must
+            # not be told a next_seq behind what that process acknowledged to it.
+            await self._catch_up(table)
         if table is None and found[0] not in self.set_aside:
             table = await self._load_later(found[0])
         return None if table is None or table.closed else (table, found[1])
@@ -725,6 +732,9 @@ class TableHub:
             return
         if 0 <= number < len(table.moves) or number == table.storing:  # no news
             return
+        if not self.drives(table) and not any(s.connections for s in table.seats):
+            table.stale = True  # nobody here to tell: caught up when a seat joins or it is driven
+            return
         self._behind.add(table_id)
         self._later(self._catch_up(table))
 
@@ -744,7 +754,8 @@ class TableHub:
     async def _catch_up(self, table: Table) -> None:
         async with table.lock:
             self._behind.discard(table.id)
-            await self._sync(table)
+            if await self._sync(table):
+                table.stale = False
         self.wake_bots(table)
 
     async def _sync(self, table: Table) -> bool:
