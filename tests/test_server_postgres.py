@@ -27,6 +27,7 @@ pytest.importorskip("websockets")
 from server_support import SeatClient, ServerProcess  # noqa: E402
 
 FAST = ("--bot-delay", "0", "--rate", "10000", "--create-rate", "0")
+WORKERS = 3  # server processes in the kill test
 SLOWER = ("--bot-delay", "0.05", "--turn-seconds", "2")  # a game the kills fall in
 
 
@@ -154,17 +155,17 @@ class RoamingClient(SeatClient):
 def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over(
     pg_url: str, tmp_path: Path
 ) -> None:
-    """Two workers on one database; the tables' creator (which drives their bots and clocks)
-    and the other one SIGKILLed in turn, four times, each restarted on its port a moment later,
-    the clients reconnecting to whichever is up: every table ends, every acknowledged move is
-    stored once and as acknowledged, every last view is the replay of the rows; a table whose
-    people never come has its clock run out and bots finish it for them, though the process
-    that created it was killed."""
+    """Three workers on one database (two while one is down); the tables' creator (which
+    drives their bots and clocks) and the others SIGKILLed in turn, four times, each restarted
+    on its port a moment later, the clients reconnecting to the next one up: every table ends,
+    every acknowledged move is stored once and as acknowledged, every last view is the replay
+    of the rows; a table whose people never come has its clock run out and bots finish it for
+    them, though the process that created it was killed."""
     import random
 
     servers = [
         ServerProcess(pg_url, tmp_path / f"{n}.log", *FAST, *SLOWER)  # type: ignore[arg-type]
-        for n in range(2)
+        for n in range(WORKERS)
     ]
     for server in servers:
         server.start()
@@ -184,7 +185,7 @@ def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over
         clients: list[RoamingClient] = []
         for t, created in enumerate(tables[:2]):
             for n, seat in enumerate(s for s in created["seats"] if s["kind"] == "human"):
-                start = (t + n) % 2
+                start = (t + n) % WORKERS
                 order = urls[start:] + urls[:start]
                 clients.append(
                     RoamingClient(
@@ -194,7 +195,7 @@ def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over
         rng = random.Random(35)
 
         async def kill_loop() -> None:
-            for victim in (0, 1, 0, 1):  # the creator first: its tables' driver
+            for victim in (0, 1, 2, 0):  # the creator first: its tables' driver
                 await asyncio.sleep(rng.uniform(0.5, 1.5))
                 servers[victim].kill()
                 await asyncio.sleep(rng.uniform(0.5, 1.5))
@@ -218,7 +219,7 @@ def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over
     assert sum(c.connections for c in clients) > len(clients)  # the kills cut them off
     clocked = stored(pg_url, clock_table)
     assert clocked.replay().is_over and {seat for seat, _, _ in clocked.moves} == {0, 1}
-    for n in range(2):
+    for n in range(WORKERS):
         assert "Traceback" not in (tmp_path / f"{n}.log").read_text()
 
 
