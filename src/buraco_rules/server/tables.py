@@ -359,6 +359,7 @@ class TableHub:
         self._listener: Any = None
         self._leasing: asyncio.Task[None] | None = None
         self._behind: set[str] = set()  # tables whose catch-up is scheduled
+        self._leases_failing = False  # said once an outage
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -823,7 +824,8 @@ class TableHub:
                 self._arm(table)
                 self.wake_bots(table)
         except self.store.errors as error:
-            log.warning("tables not adopted now: %s", one_line(error))
+            if not self._leases_failing:
+                log.warning("tables not adopted now: %s", one_line(error))
 
     def _lost(self, tables: frozenset[str]) -> None:
         """This process lost its leases (its lease connection): it stops driving those tables
@@ -848,6 +850,7 @@ class TableHub:
             if rounds % _ORPHAN_EVERY == 0:
                 await self._adopt(leases)
             rounds += 1
+            failed = False
             for table in list(self.tables.values()):
                 try:
                     if table.is_over or table.closed:
@@ -862,8 +865,13 @@ class TableHub:
                         async with table.lock:
                             self._arm(table)
                 except self.store.errors as error:
-                    log.warning("leases not taken now: %s", one_line(error))
+                    if not self._leases_failing:  # one line an outage, not one a second
+                        log.warning("leases not taken now: %s", one_line(error))
+                    failed = True
                     break
+            if self._leases_failing and not failed:
+                log.info("leases taken again")
+            self._leases_failing = failed
             await asyncio.sleep(self.lease_every)
 
     # -- turn clock -----------------------------------------------------------------------
