@@ -13,7 +13,11 @@ server). Three set-ups are measured one after the other, on a new database each:
   two seats are on different workers about half of the time, and each of those workers applies
   each of its moves);
 - ``2 processes, by table``: two ``serve`` processes on two ports, a table's seats both on one
-  (what a load balancer hashing the table id gives).
+  (what a load balancer hashing the table id gives);
+- and, with ``--setups "SQLite, 1 process"``, the default server on a SQLite file, to compare.
+
+``--think S`` makes each client pause a random 0 to 2S seconds before each move (human-paced:
+the latency of servers that are not saturated).
 
 A move's latency runs from the client sending it to the client receiving the view that follows
 it. The CPU of the servers (their processes and their workers) and of PostgreSQL's processes
@@ -86,8 +90,11 @@ def postgres_cpu(table: dict[int, tuple[int, str, float]]) -> float:
 
 
 class Seat:
-    def __init__(self, url: str, table: str, seat: int, token: str, seed: int) -> None:
+    def __init__(
+        self, url: str, table: str, seat: int, token: str, seed: int, think: float = 0.0
+    ) -> None:
         self.url, self.table, self.seat, self.token = url, table, seat, token
+        self.think = think
         self.rng = random.Random(seed)
         self.latencies: list[float] = []
         self.sent_at: float | None = None
@@ -111,6 +118,8 @@ class Seat:
                 if message["over"]:
                     return
                 if message["legal"] and self.sent_at is None:
+                    if self.think:  # a pause before the move, as a person takes
+                        await asyncio.sleep(self.rng.uniform(0, 2 * self.think))
                     action = self.rng.choice(message["legal"])
                     self.awaited = message["number"] + 1
                     self.sent_at = time.perf_counter()
@@ -139,11 +148,13 @@ def wait_up(url: str) -> None:
             time.sleep(0.05)
 
 
-def run(db: str, tables: int, setup: str, timeout: float) -> dict[str, float]:
+def run(db: str, tables: int, setup: str, timeout: float, think: float) -> dict[str, float]:
     options = ["--bot-delay", "0", "--rate", "1000000", "--create-rate", "0"]
     options += ["--max-tables", str(tables + 10), "--max-tables-per-client", str(tables + 10)]
-    counts = {"1 worker": (1, 1), "2 workers": (1, 2), "2 processes, by table": (2, 1)}
-    servers, workers = counts[setup]
+    servers, workers = SETUPS[setup]
+    folder = tempfile.TemporaryDirectory()
+    if setup == SQLITE:
+        db = str(Path(folder.name) / "load.sqlite")
     ports = [free_port() for _ in range(servers)]
     started = [
         subprocess.Popen(
@@ -164,7 +175,14 @@ def run(db: str, tables: int, setup: str, timeout: float) -> dict[str, float]:
             created = create(f"http://127.0.0.1:{port}", {"seats": ["human", "human"]})
             for s in created["seats"]:
                 seats.append(
-                    Seat(f"ws://127.0.0.1:{port}/ws", created["table"], s["seat"], s["token"], t)
+                    Seat(
+                        f"ws://127.0.0.1:{port}/ws",
+                        created["table"],
+                        s["seat"],
+                        s["token"],
+                        t,
+                        think,
+                    )
                 )
         roots = [p.pid for p in started]
         before, wall0 = processes(), time.perf_counter()
@@ -185,6 +203,7 @@ def run(db: str, tables: int, setup: str, timeout: float) -> dict[str, float]:
                 process.wait(20)
             except subprocess.TimeoutExpired:
                 process.kill()
+        folder.cleanup()
     latencies = sorted(x for s in seats for x in s.latencies)
     moves = len(latencies)
     server_cpu = cpu_of(roots, after) - cpu_of(roots, before)
@@ -198,6 +217,15 @@ def run(db: str, tables: int, setup: str, timeout: float) -> dict[str, float]:
         "postgres_cpu": 100 * (postgres_cpu(after) - postgres_cpu(before)) / wall,
         "machine": 100 * busy / wall / (os.cpu_count() or 1),
     }
+
+
+SQLITE = "SQLite, 1 process"
+SETUPS = {
+    "1 worker": (1, 1),
+    "2 workers": (1, 2),
+    "2 processes, by table": (2, 1),
+    SQLITE: (1, 1),  # the default server, on a file in a temporary folder, for comparison
+}
 
 
 def machine_busy() -> float:
@@ -256,7 +284,14 @@ def main() -> int:
         "--setups",
         nargs="+",
         default=["1 worker", "2 workers", "2 processes, by table"],
-        choices=["1 worker", "2 workers", "2 processes, by table"],
+        choices=list(SETUPS),
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="mean pause of a client before each move (default 0: full speed)",
     )
     parser.add_argument(
         "--rounds", type=int, default=1, help="each set-up this many times, alternated"
@@ -271,7 +306,7 @@ def main() -> int:
         for _ in range(args.rounds):
             for n in args.tables:
                 for setup in args.setups:
-                    r = run(new_database(base), n, setup, args.timeout)
+                    r = run(new_database(base), n, setup, args.timeout, args.think)
                     print(
                         f"| {setup} | {n} | {r['moves']:,} | {r['moves_per_s']:,.0f} "
                         f"| {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['server_cpu']:.0f} % "
