@@ -26,11 +26,14 @@ def sqlite_store(path: Path) -> list[str]:
     store = TableStore(path)
     game = br.GameRecord.from_game(br.new_game(variants.ITALIAN, 2, seed=7), ())
     match = br.MatchRecord.from_match(br.new_match(variants.ITALIAN, 4, seed=8), ())
-    store.create("game", game, [SeatRow("human"), SeatRow("bot", "greedy")], {0: "tok-game"})
-    store.create("match", match, [SeatRow("human")] * 4, {s: f"tok-m{s}" for s in range(4)})
-    store.create("done", game, [SeatRow("human")] * 2, {0: "tok-d0", 1: "tok-d1"})
 
     async def play() -> None:
+        humans = [SeatRow("human"), SeatRow("bot", "greedy")]
+        await store.create("game", game, humans, {0: "tok-game"}, client="10.0.0.1")
+        await store.create(
+            "match", match, [SeatRow("human")] * 4, {s: f"tok-m{s}" for s in range(4)}
+        )
+        await store.create("done", game, [SeatRow("human")] * 2, {0: "tok-d0", 1: "tok-d1"})
         state = br.new_game(variants.ITALIAN, 2, seed=7)
         first = br.format_action(br.legal_actions(state)[0])
         await store.append("done", 0, state.current_player, 1, first, True)  # marked finished

@@ -122,7 +122,7 @@ def test_every_committed_move_is_heard_by_every_listener_and_nothing_else(pg_url
         listener = await other.listen(lambda t, n: heard.append((t, n)))
         own = await writer.listen(lambda t, n: heard_too.append((t, n)))
         try:
-            writer.create("t1", START, SEATS, {})
+            await writer.create("t1", START, SEATS, {})
             await writer.append("t1", 0, 0, 1, "draw", False)
             with pytest.raises(MoveConflict):
                 await writer.append("t1", 0, 1, 1, "draw", False)  # not committed: not heard
@@ -150,7 +150,7 @@ def test_a_listener_that_lost_its_connection_reconnects_and_says_so(pg_url: str)
         gaps: list[int] = []
         listener = await store.listen(lambda t, n: heard.append((t, n)), lambda: gaps.append(1))
         try:
-            store.create("t1", START, SEATS, {})
+            await store.create("t1", START, SEATS, {})
             assert terminate(pg_url, "buraco-listen") == 1
             await store.append("t1", 0, 0, 1, "draw", False)  # may fall in the gap
             await eventually(lambda: gaps)
@@ -258,7 +258,7 @@ def test_a_restarted_database_refuses_then_serves_without_losing_a_move(
     async def scenario() -> None:
         store = PostgresStore(url)
         try:
-            store.create("t1", START, SEATS, {0: "a"})
+            await store.create("t1", START, SEATS, {0: "a"})
             await store.append("t1", 0, 0, 1, "draw", False)
             pg_cluster.stop("immediate")  # a crash: what it acknowledged must be there after
             try:
@@ -340,7 +340,7 @@ def test_racing_processes_killed_at_random_lose_nothing_and_store_nothing_twice(
     acknowledged twice, and each table's numbers have no hole."""
     store = PostgresStore(pg_url)
     for t in range(4):
-        store.create(f"t{t}", START, SEATS, {})
+        asyncio.run(store.create(f"t{t}", START, SEATS, {}))
     rng = random.Random(35)
     running: dict[int, subprocess.Popen[bytes]] = {}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -46,7 +46,12 @@ def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
         store.close()
 
 
-def play(store: Store, *moves: tuple[str, int, int, int, str, bool]) -> list[BaseException | None]:
+def create(store: Store, *args: Any) -> None:
+    """Store a new table (outside an event loop: the tests are synchronous)."""
+    asyncio.run(store.create(*args))
+
+
+def play(store: Store, *moves: tuple[Any, ...]) -> list[BaseException | None]:
     """Append the moves concurrently (one group commit where the store has one); each outcome."""
 
     async def run() -> list[BaseException | None]:
@@ -58,7 +63,7 @@ def play(store: Store, *moves: tuple[str, int, int, int, str, bool]) -> list[Bas
 
 def test_create_then_load_round_trip(opener: Opener) -> None:
     store = opener()
-    store.create("t1", START, SEATS, {0: "token-a"})
+    create(store, "t1", START, SEATS, {0: "token-a"})
     stored = store.load("t1")
     assert stored is not None
     assert (stored.id, stored.start, stored.seats, stored.moves, stored.finished) == (
@@ -73,7 +78,7 @@ def test_create_then_load_round_trip(opener: Opener) -> None:
 
 def test_seat_of_finds_the_token_never_its_digest(opener: Opener) -> None:
     store = opener()
-    store.create("t1", START, SEATS, {0: "token-a"})
+    create(store, "t1", START, SEATS, {0: "token-a"})
     assert store.seat_of("token-a") == ("t1", 0)
     assert store.seat_of("token-b") is None
     from buraco_rules.server.store import token_digest
@@ -83,16 +88,16 @@ def test_seat_of_finds_the_token_never_its_digest(opener: Opener) -> None:
 
 def test_a_creation_is_all_or_nothing(opener: Opener) -> None:
     store = opener()
-    store.create("t1", START, SEATS, {0: "token-a"})
+    create(store, "t1", START, SEATS, {0: "token-a"})
     with pytest.raises(Exception):  # noqa: B017  the drivers' own IntegrityError
-        store.create("t2", START, SEATS, {0: "token-a"})  # the same token: refused
+        create(store, "t2", START, SEATS, {0: "token-a"})  # the same token: refused
     assert store.load("t2") is None
     assert store.unfinished() == ["t1"]
 
 
 def test_appends_load_in_order_and_finish_the_table(opener: Opener) -> None:
     store = opener()
-    store.create("t1", START, SEATS, {0: "a"})
+    create(store, "t1", START, SEATS, {0: "a"})
     for n, action in enumerate(["draw", "discard 5h", "draw"]):
         assert play(store, ("t1", n, n % 2, n // 2 + 1, action, n == 2)) == [None]
     stored = store.load("t1")
@@ -103,7 +108,7 @@ def test_appends_load_in_order_and_finish_the_table(opener: Opener) -> None:
 
 def test_a_duplicate_number_or_seq_is_refused_and_writes_nothing(opener: Opener) -> None:
     store = opener()
-    store.create("t1", START, SEATS, {0: "a"})
+    create(store, "t1", START, SEATS, {0: "a"})
     assert play(store, ("t1", 0, 0, 1, "draw", False)) == [None]
     for move in (("t1", 0, 1, 1, "other", True), ("t1", 1, 0, 1, "again", True)):
         (outcome,) = play(store, move)
@@ -116,7 +121,7 @@ def test_a_duplicate_number_or_seq_is_refused_and_writes_nothing(opener: Opener)
 def test_a_group_of_appends_has_one_outcome_each(opener: Opener) -> None:
     store = opener()
     for t in range(5):
-        store.create(f"t{t}", START, SEATS, {})
+        create(store, f"t{t}", START, SEATS, {})
     moves = [(f"t{t}", 0, 0, 1, f"m{t}", t == 3) for t in range(5)]
     moves.insert(2, ("t1", 0, 1, 1, "late", False))  # t1's move 0 twice in one group
     outcomes = play(store, *moves)
@@ -131,7 +136,7 @@ def test_a_group_of_appends_has_one_outcome_each(opener: Opener) -> None:
 
 def test_a_move_of_an_unknown_table_fails_alone(opener: Opener) -> None:
     store = opener()
-    store.create("t1", START, SEATS, {})
+    create(store, "t1", START, SEATS, {})
     outcomes = play(store, ("t1", 0, 0, 1, "draw", False), ("ghost", 0, 0, 1, "draw", False))
     assert outcomes[0] is None and outcomes[1] is not None
     assert not is_conflict(outcomes[1])  # not a move already stored: the table is unknown
@@ -141,7 +146,7 @@ def test_a_move_of_an_unknown_table_fails_alone(opener: Opener) -> None:
 def test_unfinished_oldest_first(opener: Opener) -> None:
     store = opener()
     for t in ("b", "a", "c"):
-        store.create(t, START, SEATS, {})
+        create(store, t, START, SEATS, {})
     assert store.unfinished() == ["b", "a", "c"]
     play(store, ("a", 0, 0, 1, "draw", True))
     assert store.unfinished() == ["b", "c"]
@@ -152,7 +157,7 @@ def test_two_stores_racing_for_one_move_number_one_commits(opener: Opener) -> No
     """Two server processes' stores on one database append the same move number at once: one
     commits, the other gets the conflict and nothing of its move is written."""
     first, second = opener(), opener()
-    first.create("t1", START, SEATS, {})
+    create(first, "t1", START, SEATS, {})
     for round_ in range(10):  # ten races, each started together
 
         async def race(n: int = round_) -> list[BaseException | None]:
@@ -178,3 +183,31 @@ def test_the_url_chooses_the_store() -> None:
     assert is_postgres_url("postgres://u@127.0.0.1/db")
     assert not is_postgres_url("buraco.sqlite")
     assert not is_postgres_url(Path("postgresql://x"))  # a path is always a file
+
+
+def test_a_tables_clock_away_seats_creator_and_expiry_round_trip(opener: Opener) -> None:
+    """What the server keeps beside the moves: the creator's address, the turn clock, its
+    deadline and the away seats, rewritten with a move or alone, and an expiry."""
+    from buraco_rules.server.store import EXPIRED, FINISHED, TableMeta
+
+    store = opener()
+    meta = TableMeta(1000.5, 1120.5, ())
+    created = store.create("t1", START, SEATS, {}, client="10.0.0.7", turn_seconds=120, meta=meta)
+    asyncio.run(created)
+    create(store, "t2", START, SEATS, {})
+    stored = store.load("t1")
+    assert stored is not None
+    assert (stored.client, stored.turn_seconds, stored.meta) == ("10.0.0.7", 120, meta)
+    moved = TableMeta(1010.0, None, (0,))
+    play(store, ("t1", 0, 0, 1, "draw", False, moved))
+    stored = store.load("t1")
+    assert stored is not None and stored.meta == moved
+    asyncio.run(store.update("t1", TableMeta(1020.0, 1140.0, ())))
+    stored = store.load("t1")
+    assert stored is not None and stored.meta == TableMeta(1020.0, 1140.0, ())
+    asyncio.run(store.expire("t2"))
+    asyncio.run(store.expire("t1"))
+    assert store.unfinished() == [] and store.count_unfinished() == 0
+    summary = {table_id: (finished, moves) for table_id, finished, _, moves in store.summary()}
+    assert summary == {"t1": (EXPIRED, 1), "t2": (EXPIRED, 0)}
+    assert FINISHED not in {finished for finished, _ in summary.values()}

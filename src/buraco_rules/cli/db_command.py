@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         import psycopg
 
         from ..server.dbcopy import CopyError, copy_to_postgres
+        from ..server.store import StoreError
     except ImportError as error:
         print(
             f"buraco-rules db copy needs the 'postgres' extra ({error.name} is missing): "
@@ -59,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
         copied = copy_to_postgres(args.source, args.target)
     except CopyError as error:
         print(f"buraco-rules db copy: {error}; nothing copied", file=sys.stderr)
+        return 2
+    except StoreError as error:  # the target cannot be reached (said without its URL)
+        print(f"buraco-rules db copy: the target failed: {error}", file=sys.stderr)
         return 2
     except psycopg.Error as error:
         reason = describe(str(error).strip().splitlines()[-1] if str(error).strip() else "")

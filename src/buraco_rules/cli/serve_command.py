@@ -10,12 +10,16 @@ import argparse
 import contextlib
 import ipaddress
 import logging
+import os
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bots.names import MAX_PLAYOUTS, MAX_SECONDS, bot_from_name
 from ..core.quoting import describe
+
+if TYPE_CHECKING:
+    from ..server.stores import Store
 
 __all__ = ["add_parser", "run"]
 
@@ -58,7 +62,18 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument(
-        "--db", default="buraco.sqlite", help="the SQLite file (default buraco.sqlite)"
+        "--db",
+        default="buraco.sqlite",
+        help="the SQLite file (default buraco.sqlite), or a postgresql:// URL (the 'postgres' "
+        "extra): a database any number of servers share",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="server processes sharing the port (default 1); more than one needs a "
+        "postgresql:// --db",
     )
     parser.add_argument(
         "--bot-delay",
@@ -198,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ..server import create_app
+        from ..server import create_app  # noqa: F401  (the extra is there)
     except ImportError as error:
         print(
             f"buraco-rules serve needs the 'server' extra ({error.name} is missing): "
@@ -208,6 +223,17 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if not 0 <= args.port <= 65535:
         args.parser.error(f"--port must be 0 to 65535, not {args.port}")
+    if not 1 <= args.workers <= 256:
+        args.parser.error(f"--workers must be 1 to 256, not {args.workers}")
+    from ..server.stores import is_postgres_url
+
+    if args.workers > 1 and not is_postgres_url(args.db):
+        print(
+            "buraco-rules serve: --workers needs a postgresql:// --db (a SQLite file is served "
+            "by one process)",
+            file=sys.stderr,
+        )
+        return 2
     if args.bot_delay < 0 or args.rate <= 0 or args.max_tables < 1:
         args.parser.error("--bot-delay must be 0 or more, --rate and --max-tables above 0")
     if (
@@ -220,14 +246,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if not (args.join_timeout > 0 and args.request_timeout > 0):
         args.parser.error("--join-timeout and --request-timeout must be above 0")
-    from ..server.http_limits import MAX_HEADER_BYTES, limited_protocols
-
     for proxy in args.proxy:
         try:
             ipaddress.ip_network(proxy, strict=False)
         except ValueError:
             args.parser.error(f"--proxy takes an IP address or network, not {describe(proxy)}")
-
     if args.max_tables_per_client < 1 or args.search_threads < 1:
         args.parser.error("--max-tables-per-client and --search-threads must be above 0")
     if args.turn_seconds < 0 or not 0 <= args.expire_after < 1e6:
@@ -244,14 +267,33 @@ def run(args: argparse.Namespace) -> int:
     for name in ("uvicorn.access", "uvicorn.error", "buraco_rules.server"):
         logging.getLogger(name).addFilter(_NoTokens())
     logging.getLogger("uvicorn.error").addFilter(_Quiet())
-    from ..server.store import StoreError, TableStore
+    from ..server.store import StoreError
+    from ..server.stores import open_store
 
     try:  # opened here, so that a database the server cannot use is one line and exit 2
-        store = TableStore(args.db, exclusive=True)
+        store = open_store(args.db, exclusive=True)
     except StoreError as error:
         print(f"buraco-rules serve: {error}", file=sys.stderr)
         return 2
-    app = create_app(
+    label = store.label
+    if args.workers > 1:
+        store.close()  # each worker opens its own (after the fork: no connection is shared)
+        return _supervise(args, label)
+    print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {label})")
+    sys.stdout.flush()
+    from ..server import gcpolicy
+
+    options = _uvicorn_options(args)
+    gcpolicy.tune_for_server()  # the collector's settings for a server: docs/performance.md
+    uvicorn.run(_app(args, store), **options)
+    return 0
+
+
+def _app(args: argparse.Namespace, store: str | Store) -> Any:
+    """The application ``args`` describe, around ``store`` (an open store, or the ``--db``)."""
+    from ..server import create_app
+
+    return create_app(
         store,
         bot_delay=args.bot_delay,
         rate=args.rate,
@@ -267,6 +309,12 @@ def run(args: argparse.Namespace) -> int:
         expire_after=args.expire_after * 3600 or None,
         search_threads=args.search_threads,
     )
+
+
+def _uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Uvicorn's settings for ``args``, closed to abuse (docs/server.md)."""
+    from ..server.http_limits import MAX_HEADER_BYTES, limited_protocols
+
     max_connections = _open_files_for(args.max_connections)
     http, ws = limited_protocols(
         request_timeout=args.request_timeout,
@@ -275,33 +323,110 @@ def run(args: argparse.Namespace) -> int:
         # only the proxies the operator names carry many clients' connections
         trusted=args.proxy,
     )
-    print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {args.db})")
-    sys.stdout.flush()
-    from ..server import gcpolicy
-
-    gcpolicy.tune_for_server()  # the collector's settings for a server: docs/performance.md
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        ws_max_size=16 * 1024,
-        ws_per_message_deflate=False,  # a view is ~1 KB: compressing it costs more than it saves
-        log_level="info",
-        timeout_graceful_shutdown=2,
-        # Closed to abuse (docs/server.md): the h11 parser bounds unfinished headers (httptools
-        # keeps them without limit), the protocols add the request deadline, the connection cap
-        # and a short WebSocket close; uvicorn's own cap bounds the requests in progress.
-        http=http,
-        ws=ws,
-        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-        limit_concurrency=max_connections + 1,
-        backlog=min(max_connections, 2048),
+    return {
+        "host": args.host,
+        "port": args.port,
+        "ws_max_size": 16 * 1024,
+        "ws_per_message_deflate": False,  # a view is ~1 KB: compressing costs more than it saves
+        "log_level": "info",
+        "timeout_graceful_shutdown": 2,
+        # The h11 parser bounds unfinished headers (httptools keeps them without limit), the
+        # protocols add the request deadline, the connection cap and a short WebSocket close;
+        # uvicorn's own cap bounds the requests in progress.
+        "http": http,
+        "ws": ws,
+        "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
+        "limit_concurrency": max_connections + 1,
+        "backlog": min(max_connections, 2048),
         # Forwarded headers are believed from the named proxies only: Uvicorn's default trusts
         # any from loopback, so a client there could name itself any address it likes.
-        proxy_headers=bool(args.proxy),
-        forwarded_allow_ips=",".join(args.proxy) or None,
+        "proxy_headers": bool(args.proxy),
+        "forwarded_allow_ips": ",".join(args.proxy) or None,
+    }
+
+
+def _supervise(args: argparse.Namespace, label: str) -> int:
+    """``--workers N``: bind the port once, fork N workers that accept on it (each with its
+    own connections to the database), and fork a new one for each that dies, until SIGINT or
+    SIGTERM, which each worker gets to stop gracefully."""
+    import signal
+    import socket
+
+    if not hasattr(os, "fork"):
+        print("buraco-rules serve: --workers needs a system with fork", file=sys.stderr)
+        return 2
+    options = _uvicorn_options(args)
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((args.host, args.port))
+    except OSError as error:
+        print(
+            f"buraco-rules serve: cannot listen on {args.port}: {error.strerror}", file=sys.stderr
+        )
+        return 2
+    listener.listen(options["backlog"])
+    print(
+        f"buraco-rules: serving on http://{args.host}:{args.port}/ with {args.workers} workers "
+        f"(tables in {label})"
     )
+    sys.stdout.flush()
+    stopping = False
+    workers: set[int] = set()
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    def fork() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker: default signals (Uvicorn sets its own), serve, exit
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            code = 1
+            try:
+                import uvicorn
+
+                from ..server import gcpolicy
+
+                config = uvicorn.Config(_app(args, args.db), **options)
+                gcpolicy.tune_for_server()  # each worker is a server process of its own
+                uvicorn.Server(config).run(sockets=[listener])
+                code = 0
+            finally:
+                os._exit(code)
+        workers.add(pid)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    for _ in range(args.workers):
+        fork()
+    while workers:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        except InterruptedError:  # pragma: no cover (PEP 475 retries it)
+            continue
+        workers.discard(pid)
+        if not stopping:
+            print(
+                f"buraco-rules: worker {pid} ended ({_how(status)}); starting another",
+                file=sys.stderr,
+            )
+            fork()
+    listener.close()
     return 0
+
+
+def _how(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {os.WTERMSIG(status)}"
+    return f"exit {os.WEXITSTATUS(status)}"
 
 
 _SPARE_FILES = 256  # the database, its journal, the static files, the log: what is not a client

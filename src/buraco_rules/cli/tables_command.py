@@ -28,7 +28,9 @@ def add_parser(commands: Any) -> None:
         "age. Safe while the server runs (it changes no table).",
     )
     parser.add_argument(
-        "--db", default="buraco.sqlite", help="the SQLite file (default buraco.sqlite)"
+        "--db",
+        default="buraco.sqlite",
+        help="the SQLite file (default buraco.sqlite), or a postgresql:// URL",
     )
     parser.set_defaults(run=run, parser=parser)
 
@@ -38,14 +40,15 @@ def run(args: argparse.Namespace) -> int:
     import sqlite3
     from pathlib import Path
 
-    from ..server.store import GOING, StoreError, TableStore
+    from ..server.store import GOING, StoreError
+    from ..server.stores import is_postgres_url, open_store
     from ..server.thinking import one_line
 
-    if not Path(args.db).is_file():
+    if not is_postgres_url(args.db) and not Path(args.db).is_file():
         print(f"buraco-rules tables: no database {args.db}", file=sys.stderr)
         return 2
     try:
-        store = TableStore(args.db)
+        store = open_store(args.db)
     except StoreError as error:
         print(f"buraco-rules tables: {error}", file=sys.stderr)
         return 2

@@ -27,7 +27,7 @@ from .. import variants
 from .clock import DEFAULT_TURN_SECONDS
 from .guard import CreationLimit, OriginGuard, client_key
 from .protocol import Join, Move, ProtocolError, read_frame
-from .store import TableStore
+from .stores import Store, open_store
 from .tables import CreateError, RecordError, StorageFailed, Table, TableHub
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
@@ -39,7 +39,8 @@ MAX_BODY_BYTES: Final = 4096
 
 _MAX_QUEUED: Final = 256  # messages queued for a client that reads too slowly
 _MAX_PER_SEAT: Final = 8  # connections one seat may hold at once (a laptop and a phone...)
-_CLOSE_CODES: Final = {"too-big": 1009, "binary": 1003}  # others close with 1008 (policy)
+# Others close with 1008 (policy); a database out of reach, 1013 (try again later).
+_CLOSE_CODES: Final = {"too-big": 1009, "binary": 1003, "storage-failed": 1013}
 
 _STATIC: Final = {
     "table.css": "text/css; charset=utf-8",
@@ -63,7 +64,7 @@ def _asset(name: str) -> bytes:
 
 
 def create_app(
-    db: str | Path | TableStore = "buraco.sqlite",
+    db: str | Path | Store = "buraco.sqlite",
     *,
     bot_delay: float = 0.5,
     rate: float = 20.0,
@@ -81,7 +82,9 @@ def create_app(
     decision_seconds: float | None = 1.0,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
-    (created on first use). ``bot_delay`` is the pause before each bot move in seconds,
+    (created on first use), or in the PostgreSQL database a ``postgresql://`` URL names (shared
+    by any number of server processes: :mod:`buraco_rules.server.stores`). ``bot_delay`` is
+    the pause before each bot move in seconds,
     ``rate`` the messages per second a connection may send (bursts of twice as many), and
     ``max_tables`` the most unfinished tables it holds; a connection that has not joined a seat
     within ``join_timeout`` seconds is closed; ``search_budget`` (``"0.25s"`` or ``"200"``) is
@@ -104,7 +107,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = db if isinstance(db, TableStore) else TableStore(db, exclusive=True)
+        store = open_store(db, exclusive=True) if isinstance(db, str | Path) else db
         hub = TableHub(
             store,
             bot_delay=bot_delay,
@@ -117,7 +120,8 @@ def create_app(
             expire_after=expire_after,
         )
         loaded = hub.load_unfinished()
-        log.info("%d unfinished tables loaded from %s", loaded, Path(store.path).name)
+        log.info("%d unfinished tables loaded from %s", loaded, store.label)
+        await hub.open()
         hub.start()
         app.state.hub = hub
         try:
@@ -205,6 +209,8 @@ def create_app(
         except RecordError as error:
             status = 409 if error.code == "not-over" else 404
             return _error(status, error.code, str(error))
+        except StorageFailed as error:
+            return _error(503, "storage-failed", str(error))
         return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def socket(websocket: WebSocket) -> None:
@@ -335,7 +341,10 @@ class _Client:
                 await writer
 
     async def _join(self, message: Join) -> tuple[Table, int]:
-        found = await self.hub.find(message.token, message.table)
+        try:
+            found = await self.hub.find(message.token, message.table)
+        except StorageFailed as error:
+            raise ProtocolError("storage-failed", str(error), close=True) from None
         if found is None:
             raise ProtocolError("bad-token", "no seat of this table has that token", close=True)
         table, seat = found

@@ -18,10 +18,36 @@ import attrs
 import psycopg
 
 from .pgstore import PostgresStore
+from .store import GOING
 
 __all__ = ["Copied", "CopyError", "copy_to_postgres"]
 
 _KNOWN_VERSION = 1  # the SQLite schema this copy reads (no schema_version table means 1)
+
+
+# The tables' columns copied, and the value of each that a SQLite file older than it lacks (as
+# the SQLite store itself gives it to its old tables when it opens the file).
+_TABLE_COLUMNS = {
+    "id": None,
+    "created": None,
+    "start": None,
+    "seats": None,
+    "finished": None,
+    "client": "''",
+    "touched": "NULL",
+    "turn_seconds": "NULL",
+    "deadline": "NULL",
+    "away": "'[]'",
+}
+
+
+def _columns(source: sqlite3.Connection) -> str:
+    """The select list of the source's tables in :data:`_TABLE_COLUMNS`' order."""
+    present = {row[1] for row in source.execute("PRAGMA table_info(tables)")}
+    return ", ".join(
+        name if name in present or default is None else f"{default} AS {name}"
+        for name, default in _TABLE_COLUMNS.items()
+    )
 
 
 class CopyError(Exception):
@@ -69,15 +95,12 @@ def copy_to_postgres(source: str | Path, target: str) -> Copied:
             try:
                 with db.cursor() as cursor:
                     tables = unfinished = tokens = moves = 0
-                    with cursor.copy(
-                        "COPY tables (id, created, start, seats, finished) FROM STDIN"
-                    ) as copy:
-                        for row in reader.execute(
-                            "SELECT id, created, start, seats, finished FROM tables"
-                        ):
-                            copy.write_row((*row[:4], bool(row[4])))
+                    names = ", ".join(_TABLE_COLUMNS)
+                    with cursor.copy(f"COPY tables ({names}) FROM STDIN") as copy:
+                        for row in reader.execute(f"SELECT {_columns(reader)} FROM tables"):
+                            copy.write_row(row)
                             tables += 1
-                            unfinished += not row[4]
+                            unfinished += row[4] == GOING
                     with cursor.copy("COPY tokens (digest, table_id, seat) FROM STDIN") as copy:
                         for row in reader.execute("SELECT digest, table_id, seat FROM tokens"):
                             copy.write_row(row)

@@ -26,20 +26,31 @@ import hashlib
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
 import psycopg
+import psycopg.conninfo
 
 from ..formats import GameRecord, MatchRecord, from_json, to_json
-from .store import SeatRow, StoredTable, token_digest
+from .store import (
+    EXPIRED,
+    FINISHED,
+    GOING,
+    SeatRow,
+    StoredTable,
+    StoreError,
+    TableMeta,
+    now,
+    token_digest,
+)
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "CHANNEL",
+    "META",
     "SCHEMA_VERSION",
     "Leases",
     "Listener",
@@ -50,7 +61,14 @@ __all__ = [
 ]
 
 CHANNEL = "buraco_moves"
-"""The notification channel of committed moves; each payload is ``"<table id> <move number>"``."""
+"""The notification channel of committed moves; each payload is ``"<table id> <move number>"``,
+or ``"<table id> meta"`` for a change of the table's row alone (its clock, away seats, expiry)."""
+
+META = "meta"
+"""The payload's second word for a change of a table's row alone; the listener passes it on as
+the move number -1."""
+
+Move = tuple[int, int, str]
 
 _MIGRATIONS: tuple[str, ...] = (
     # 1: the SQLite store's tables, and an index of the unfinished tables (what a server loads
@@ -79,6 +97,22 @@ _MIGRATIONS: tuple[str, ...] = (
         UNIQUE (table_id, seat, seq)
     );
     """,
+    # 2: the SQLite store's later columns (the creator's address, the last move's time, the
+    # turn clock, its deadline and the away seats), and ``finished`` as the SQLite store's
+    # number (0 going, 1 finished, 2 expired) instead of a flag.
+    """
+    DROP INDEX tables_unfinished;
+    ALTER TABLE tables
+        ALTER COLUMN finished DROP DEFAULT,
+        ALTER COLUMN finished TYPE INTEGER USING (CASE WHEN finished THEN 1 ELSE 0 END),
+        ALTER COLUMN finished SET DEFAULT 0,
+        ADD COLUMN client TEXT NOT NULL DEFAULT '',
+        ADD COLUMN touched DOUBLE PRECISION,
+        ADD COLUMN turn_seconds INTEGER,
+        ADD COLUMN deadline DOUBLE PRECISION,
+        ADD COLUMN away TEXT NOT NULL DEFAULT '[]';
+    CREATE INDEX tables_unfinished ON tables (created, id) WHERE finished = 0;
+    """,
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -92,21 +126,29 @@ _LOCKS = 0x42524331
 _SCHEMA_LOCKS = 0x42524330
 
 # One statement appends a batch: the rows that do not collide with a stored one are inserted,
-# the tables they finish are marked, and each inserted row is notified; the rows it returns are
-# the moves committed (ON CONFLICT DO NOTHING: a collision writes nothing and aborts nothing).
+# each table they move gets its last inserted move's meta (and is marked finished when that move
+# ends its game), and each inserted row is notified; the rows it returns are the moves committed
+# (ON CONFLICT DO NOTHING: a collision writes nothing and aborts nothing).
 _APPEND = f"""
 WITH batch AS (
-    SELECT * FROM unnest(%s::text[], %s::int[], %s::int[], %s::int[], %s::text[], %s::bool[])
-        AS b(table_id, number, seat, seq, action, finished)
+    SELECT * FROM unnest(
+        %s::text[], %s::int[], %s::int[], %s::int[], %s::text[], %s::bool[],
+        %s::float8[], %s::float8[], %s::text[]
+    ) AS b(table_id, number, seat, seq, action, finished, touched, deadline, away)
 ), ins AS (
     INSERT INTO moves (table_id, number, seat, seq, action)
     SELECT table_id, number, seat, seq, action FROM batch
     ON CONFLICT DO NOTHING
     RETURNING table_id, number, seat, seq, action
-), fin AS (
-    UPDATE tables SET finished = true WHERE id IN (
-        SELECT b.table_id FROM batch b JOIN ins USING (table_id, number) WHERE b.finished
-    )
+), latest AS (
+    SELECT DISTINCT ON (b.table_id) b.*
+    FROM batch b JOIN ins USING (table_id, number)
+    ORDER BY b.table_id, b.number DESC
+), meta AS (
+    UPDATE tables t SET
+        finished = CASE WHEN l.finished THEN {FINISHED} ELSE t.finished END,
+        touched = l.touched, deadline = l.deadline, away = l.away
+    FROM latest l WHERE t.id = l.table_id
 )
 SELECT table_id, number, seat, seq, action, pg_notify('{CHANNEL}', table_id || ' ' || number)
 FROM ins
@@ -161,22 +203,32 @@ def _upgrade(db: psycopg.Connection[Any]) -> None:
 class PostgresStore:
     """A server's store in a PostgreSQL database at ``url`` (``postgresql://...``), with the
     interface of :class:`~buraco_rules.server.store.TableStore`. Use it from one event loop:
-    reads and creations run on the caller's thread (one connection, reopened after a failure),
-    appends on the store's writer thread (a second one). While the database is unreachable every
-    call raises a ``psycopg.OperationalError``, and the next one tries again."""
+    reads run on the caller's thread (one connection, reopened after a failure); creations,
+    appends and updates on the store's writer thread (a second one). While the database is
+    unreachable every call raises a ``psycopg.OperationalError``, and the next one tries again.
+    Opening it creates or upgrades the schema (a :class:`StoreError` if the database cannot be
+    reached, a :class:`SchemaError` if it is newer than this code)."""
+
+    errors: tuple[type[Exception], ...] = (psycopg.Error,)
+    """What a failed write or read raises (the database refused it or cannot be reached)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self._db = _connect(url, "store")
-        _upgrade(self._db)
-        self._pending: list[_Append] = []
+        self.label = f"the PostgreSQL database {_database_name(url)}"
+        """The database named for a log line: never its URL, which may carry a password."""
+        try:
+            self._db = _connect(url, "store")
+            _upgrade(self._db)
+        except psycopg.Error as error:
+            raise StoreError(f"cannot use {self.label}: {_one_line(error)}") from None
+        self._pending: list[_Append | _Job] = []
         self._closing = False
         self._wake = threading.Condition()
         self._writer = threading.Thread(target=self._write, name="buraco-pgstore", daemon=True)
         self._writer.start()
 
     def close(self) -> None:
-        """Finish the appends under way, stop the writer and close the connections."""
+        """Finish the writes under way, stop the writer and close the connections."""
         with self._wake:
             self._closing = True
             self._wake.notify()
@@ -194,43 +246,130 @@ class PostgresStore:
             self._db = _connect(self.url, "store")
         return self._db
 
-    def create(
+    async def create(
         self,
         table_id: str,
         start: GameRecord | MatchRecord,
         seats: Sequence[SeatRow],
         tokens: dict[int, str],
+        *,
+        client: str = "",
+        turn_seconds: int | None = None,
+        meta: TableMeta | None = None,
     ) -> None:
-        """Store a new table, with the digests of its human seats' ``tokens`` (seat: token), in
-        one transaction."""
-        db = self._reader()
-        seat_data = json.dumps([attrs.asdict(s) for s in seats])
-        with db.transaction(), db.cursor() as cursor:
-            cursor.execute(
-                "INSERT INTO tables (id, created, start, seats) VALUES (%s, %s, %s, %s)",
-                (table_id, time.time(), to_json(start), seat_data),
-            )
-            cursor.executemany(
-                "INSERT INTO tokens (digest, table_id, seat) VALUES (%s, %s, %s)",
-                [(token_digest(t), table_id, seat) for seat, t in tokens.items()],
-            )
+        """Store a new table, with the digests of its human seats' ``tokens`` (seat: token),
+        its creator's address ``client`` and its turn clock, in one transaction committed on
+        the writer thread when this returns."""
+        meta = meta or TableMeta(now())
+        table_row = (
+            table_id,
+            meta.touched,
+            to_json(start),
+            json.dumps([attrs.asdict(s) for s in seats]),
+            client,
+            meta.touched,
+            turn_seconds,
+            meta.deadline,
+            json.dumps(list(meta.away)),
+        )
+        token_rows = [(token_digest(t), table_id, seat) for seat, t in tokens.items()]
+
+        def write(db: psycopg.Connection[Any]) -> None:
+            with db.transaction(), db.cursor() as cursor:
+                cursor.execute(
+                    "INSERT INTO tables (id, created, start, seats, client, touched,"
+                    " turn_seconds, deadline, away) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    table_row,
+                )
+                cursor.executemany(
+                    "INSERT INTO tokens (digest, table_id, seat) VALUES (%s, %s, %s)", token_rows
+                )
+
+        await self._submit(write)
 
     async def append(
-        self, table_id: str, number: int, seat: int, seq: int, action: str, finished: bool
+        self,
+        table_id: str,
+        number: int,
+        seat: int,
+        seq: int,
+        action: str,
+        finished: bool,
+        meta: TableMeta | None = None,
     ) -> None:
         """Append move ``number`` of a table and notify it; returns once it is committed.
-        ``finished`` marks the table's game as over with it. A number or a seat's sequence
-        number already stored is a :class:`MoveConflict` and writes nothing. Any other error
-        (the database unreachable) leaves it unknown whether the move was committed: the
-        caller reloads the table's rows before it answers."""
+        ``finished`` marks the table's game as over with it; ``meta`` replaces the table's
+        :class:`~buraco_rules.server.store.TableMeta` in the same transaction. A number or a
+        seat's sequence number already stored is a :class:`MoveConflict` and writes nothing.
+        Any other error (the database unreachable) leaves it unknown whether the move was
+        committed: the caller reloads the table's rows before it answers."""
+        meta = meta or TableMeta(now())
         loop = asyncio.get_running_loop()
         done = loop.create_future()
-        item = _Append(loop, done, (table_id, number, seat, seq, action), finished)
+        extra = (finished, meta.touched, meta.deadline, json.dumps(list(meta.away)))
+        await self._enqueue(_Append(loop, done, (table_id, number, seat, seq, action), extra))
+
+    async def update(self, table_id: str, meta: TableMeta) -> None:
+        """Replace a table's :class:`~buraco_rules.server.store.TableMeta`, and notify it
+        (``"<table id> meta"``)."""
+        values = (meta.touched, meta.deadline, json.dumps(list(meta.away)), table_id)
+        await self._submit(
+            _notifying(
+                table_id,
+                "UPDATE tables SET touched = %s, deadline = %s, away = %s WHERE id = %s",
+                values,
+            )
+        )
+
+    async def expire(self, table_id: str) -> None:
+        """Close a table whose game goes on (:data:`~buraco_rules.server.store.EXPIRED`), and
+        notify it (``"<table id> meta"``)."""
+        await self._submit(
+            _notifying(
+                table_id,
+                "UPDATE tables SET finished = %s WHERE id = %s AND finished = %s",
+                (EXPIRED, table_id, GOING),
+            )
+        )
+
+    def since(self, table_id: str, number: int) -> tuple[int, TableMeta, tuple[Move, ...]] | None:
+        """What a process holding a table's first ``number`` moves catches up with, in one
+        snapshot: the table's ``finished``, its :class:`~buraco_rules.server.store.TableMeta`
+        and its moves from ``number`` on as ``(seat, seq, action)``; None for no such table."""
+        db = self._reader()
+        with db.transaction():
+            db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            row = db.execute(
+                "SELECT finished, touched, created, deadline, away FROM tables WHERE id = %s",
+                (table_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            moves = tuple(
+                (int(seat), int(seq), str(action))
+                for seat, seq, action in db.execute(
+                    "SELECT seat, seq, action FROM moves WHERE table_id = %s AND number >= %s"
+                    " ORDER BY number",
+                    (table_id, number),
+                )
+            )
+        touched = float(row[1] if row[1] is not None else row[2])
+        away = tuple(int(s) for s in json.loads(row[4]))
+        meta = TableMeta(touched, None if row[3] is None else float(row[3]), away)
+        return int(row[0]), meta, moves
+
+    async def _submit(self, write: Callable[[psycopg.Connection[Any]], object]) -> None:
+        loop = asyncio.get_running_loop()
+        await self._enqueue(_Job(loop, loop.create_future(), write))
+
+    async def _enqueue(self, item: _Append | _Job) -> None:
         with self._wake:
+            if self._closing:
+                raise psycopg.OperationalError("the store is closed")
             self._pending.append(item)
             if len(self._pending) == 1:
                 self._wake.notify()
-        await done
+        await item.done
 
     def _write(self) -> None:
         db: psycopg.Connection[Any] | None = None
@@ -242,18 +381,29 @@ class PostgresStore:
                     batch, self._pending = self._pending, []
                 if not batch:
                     return  # closing, and nothing left to write
-                outcomes: Sequence[BaseException | None]
-                try:
-                    if db is None or db.closed or db.broken:
-                        if db is not None:
-                            db.close()
-                        db = _connect(self.url, "writer")
-                    outcomes = _commit(db, batch)
-                except Exception as failed:  # the connection, or a bug: never the thread's end
-                    if not isinstance(failed, psycopg.Error):
-                        log.exception("appending %d moves failed", len(batch))
-                    outcomes = [failed] * len(batch)
-                for item, outcome in zip(batch, outcomes, strict=True):
+                appends = [item for item in batch if isinstance(item, _Append)]
+                jobs = [item for item in batch if isinstance(item, _Job)]
+                outcomes: list[BaseException | None] = []
+                # The appends in one statement, then each other write alone: a lost connection
+                # fails what was under way when it was lost, and the next write reconnects.
+                groups: list[list[_Append] | list[_Job]] = [appends] if appends else []
+                groups += [[job] for job in jobs]
+                for group in groups:
+                    try:
+                        if db is None or db.closed or db.broken:
+                            if db is not None:
+                                db.close()
+                            db = _connect(self.url, "writer")
+                        if isinstance(group[0], _Job):
+                            outcomes.append(_run_job(db, group[0]))
+                        else:
+                            outcomes += _commit(db, appends)
+                    except Exception as failed:  # the connection, or a bug: not the thread's end
+                        if not isinstance(failed, psycopg.Error):
+                            log.exception("writing %d changes failed", len(group))
+                        outcomes += [failed] * len(group)
+                done: list[_Append | _Job] = [*appends, *jobs]
+                for item, outcome in zip(done, outcomes, strict=True):
                     item.loop.call_soon_threadsafe(_settle, item.done, outcome)
         finally:
             if db is not None:
@@ -271,13 +421,14 @@ class PostgresStore:
     def unfinished(self) -> list[str]:
         """The ids of the tables whose game goes on, oldest first."""
         rows = self._reader().execute(
-            "SELECT id FROM tables WHERE NOT finished ORDER BY created, id"
+            "SELECT id FROM tables WHERE finished = %s ORDER BY created, id", (GOING,)
         )
         return [str(r[0]) for r in rows]
 
     def count_unfinished(self) -> int:
         """How many tables' games go on."""
-        row = self._reader().execute("SELECT count(*) FROM tables WHERE NOT finished").fetchone()
+        query = "SELECT count(*) FROM tables WHERE finished = %s"
+        row = self._reader().execute(query, (GOING,)).fetchone()
         return 0 if row is None else int(row[0])
 
     def load(self, table_id: str) -> StoredTable | None:
@@ -287,7 +438,9 @@ class PostgresStore:
         with db.transaction():
             db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             row = db.execute(
-                "SELECT start, seats, finished FROM tables WHERE id = %s", (table_id,)
+                "SELECT start, seats, finished, turn_seconds, touched, created, deadline, away,"
+                " client FROM tables WHERE id = %s",
+                (table_id,),
             ).fetchone()
             if row is None:
                 return None
@@ -302,7 +455,19 @@ class PostgresStore:
         if not isinstance(start, GameRecord | MatchRecord):
             raise ValueError(f"table {table_id} has no record")  # only a hand-edited database
         seats = tuple(SeatRow(**s) for s in json.loads(row[1]))
-        return StoredTable(table_id, start, seats, moves, bool(row[2]))
+        away = tuple(int(s) for s in json.loads(row[7]))
+        touched = float(row[4] if row[4] is not None else row[5])
+        meta = TableMeta(touched, None if row[6] is None else float(row[6]), away)
+        turn = None if row[3] is None else int(row[3])
+        return StoredTable(table_id, start, seats, moves, int(row[2]), turn, meta, str(row[8]))
+
+    def summary(self) -> list[tuple[str, int, float, int]]:
+        """Every table as ``(id, finished, created, moves)``, oldest first (for the operator)."""
+        rows = self._reader().execute(
+            "SELECT id, finished, created, (SELECT count(*) FROM moves WHERE table_id = id)"
+            " FROM tables ORDER BY created, id"
+        )
+        return [(str(i), int(f), float(c), int(n)) for i, f, c, n in rows]
 
     def moves_after(self, table_id: str, number: int) -> tuple[tuple[int, int, str], ...]:
         """The table's moves from move ``number`` on, as ``(seat, seq, action)`` in order: what
@@ -330,7 +495,8 @@ class PostgresStore:
         on_gap: Callable[[], None] | None = None,
     ) -> Listener:
         """Start hearing committed moves (every process's, this one's included): ``on_move``
-        gets each one's table id and number on the event loop, ``on_gap`` is called after a
+        gets each one's table id and number on the event loop (the number -1 for a change of
+        the table's row alone: :meth:`update`, :meth:`expire`), ``on_gap`` is called after a
         lost connection is reopened (moves committed meanwhile were not heard: catch up from
         the rows). Returns once listening, so that every move committed afterwards is heard."""
         listener = Listener(self.url, on_move, on_gap)
@@ -354,14 +520,57 @@ class _Append:
     loop: asyncio.AbstractEventLoop
     done: asyncio.Future[None]
     row: tuple[str, int, int, int, str]
-    finished: bool
+    extra: tuple[bool, float, float | None, str]  # finished, touched, deadline, away
+
+
+@attrs.frozen
+class _Job:
+    loop: asyncio.AbstractEventLoop
+    done: asyncio.Future[None]
+    write: Callable[[psycopg.Connection[Any]], object]
+
+
+def _run_job(db: psycopg.Connection[Any], job: _Job) -> BaseException | None:
+    """Run one write (a transaction of its own); its outcome. A refusal (a key already there)
+    is the job's; a lost connection is raised, and fails the batch."""
+    try:
+        job.write(db)
+    except psycopg.OperationalError:
+        raise
+    except psycopg.Error as refused:
+        return refused
+    return None
+
+
+def _notifying(
+    table_id: str, statement: str, values: tuple[object, ...]
+) -> Callable[[psycopg.Connection[Any]], object]:
+    """A write of a table's row, notified in its transaction (heard once committed)."""
+
+    def write(db: psycopg.Connection[Any]) -> None:
+        with db.transaction():
+            db.execute(statement.encode(), values)
+            db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{table_id} {META}"))
+
+    return write
+
+
+def _database_name(url: str) -> str:
+    try:
+        return str(psycopg.conninfo.conninfo_to_dict(url).get("dbname") or "(default)")
+    except psycopg.Error:
+        return "(unreadable URL)"
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())[:300]
 
 
 def _commit(db: psycopg.Connection[Any], batch: list[_Append]) -> list[BaseException | None]:
     """Append a batch in one statement (autocommit: its own transaction); each item's outcome.
     A batch that fails for one row (a table that does not exist) is appended item by item, so
     that the others go in."""
-    columns = list(zip(*((*item.row, item.finished) for item in batch), strict=True))
+    columns = list(zip(*((*item.row, *item.extra) for item in batch), strict=True))
     try:
         stored = [tuple(r[:5]) for r in db.execute(_APPEND, [list(c) for c in columns]).fetchall()]
     except (psycopg.IntegrityError, psycopg.DataError) as refused:
@@ -454,6 +663,8 @@ class Listener:
                     table_id, _, number = note.payload.partition(" ")
                     if number.isdigit():  # anything else on the channel is not ours
                         _call(self.on_move, table_id, int(number))
+                    elif number == META:
+                        _call(self.on_move, table_id, -1)
             except psycopg.OperationalError:
                 if self._db is not None:
                     await self._db.close()

@@ -175,8 +175,13 @@ class TableStore:
     every write (:meth:`failure` says why; logged once).
     """
 
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+    """What a failed write or read raises (the file refused it)."""
+
     def __init__(self, path: str | Path, *, exclusive: bool = False) -> None:
         self.path = str(path)
+        self.label = Path(self.path).name
+        """The file named for a log line."""
         self._lock = _lock(os.path.realpath(self.path), self.path) if exclusive else None
         try:
             self._db = _connect(self.path)

@@ -7,34 +7,67 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..formats import GameRecord, MatchRecord
-from .store import SeatRow, StoredTable, TableStore
+from .store import SeatRow, StoredTable, StoreError, TableMeta, TableStore
 
-__all__ = ["Store", "is_conflict", "is_postgres_url", "open_store"]
+__all__ = [
+    "Closable",
+    "SharedStore",
+    "Store",
+    "TableLeases",
+    "is_conflict",
+    "is_postgres_url",
+    "open_store",
+]
 
 _SCHEMES = ("postgresql://", "postgres://")
 
 
 class Store(Protocol):
-    """What the server needs of a store (see :class:`~buraco_rules.server.store.TableStore`)."""
+    """What the server needs of a store: :class:`~buraco_rules.server.store.TableStore`
+    (SQLite) and :class:`~buraco_rules.server.pgstore.PostgresStore` both have it."""
 
-    def create(
+    errors: tuple[type[Exception], ...]
+    """What a failed write or read raises (the database refused it or cannot be reached)."""
+
+    @property
+    def label(self) -> str:
+        """The database named for a log line (never a URL, which may carry a password)."""
+
+    async def create(
         self,
         table_id: str,
         start: GameRecord | MatchRecord,
         seats: Sequence[SeatRow],
         tokens: dict[int, str],
+        *,
+        client: str = "",
+        turn_seconds: int | None = None,
+        meta: TableMeta | None = None,
     ) -> None:
-        """Store a new table and its seats' token digests."""
+        """Store a new table and its seats' token digests, all or nothing."""
 
     async def append(
-        self, table_id: str, number: int, seat: int, seq: int, action: str, finished: bool
+        self,
+        table_id: str,
+        number: int,
+        seat: int,
+        seq: int,
+        action: str,
+        finished: bool,
+        meta: TableMeta | None = None,
     ) -> None:
         """Append a move; returns once it is committed."""
+
+    async def update(self, table_id: str, meta: TableMeta) -> None:
+        """Replace a table's :class:`~buraco_rules.server.store.TableMeta`."""
+
+    async def expire(self, table_id: str) -> None:
+        """Close a table whose game goes on."""
 
     def seat_of(self, token: str) -> tuple[str, int] | None:
         """The table and seat a token opens, or None."""
@@ -45,11 +78,63 @@ class Store(Protocol):
     def count_unfinished(self) -> int:
         """How many tables' games go on."""
 
+    def summary(self) -> list[tuple[str, int, float, int]]:
+        """Every table as ``(id, finished, created, moves)``, oldest first."""
+
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its moves, or None."""
 
     def close(self) -> None:
-        """Finish the appends under way and close."""
+        """Finish the writes under way and close."""
+
+
+@runtime_checkable
+class SharedStore(Store, Protocol):
+    """A store that several server processes share (PostgreSQL): what the hub needs beside
+    :class:`Store` to follow the other processes' moves and to share the tables' driving."""
+
+    def since(
+        self, table_id: str, number: int
+    ) -> tuple[int, TableMeta, tuple[tuple[int, int, str], ...]] | None:
+        """A table's ``finished``, meta and moves from ``number`` on, or None."""
+
+    def move_counts(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """How many moves each of these tables has stored."""
+
+    async def listen(
+        self, on_move: Callable[[str, int], None], on_gap: Callable[[], None] | None = None
+    ) -> Closable:
+        """Hear every process's committed changes (see :meth:`PostgresStore.listen`)."""
+
+    async def leases(
+        self,
+        on_lost: Callable[[frozenset[str]], None] | None = None,
+        check_every: float = 2.0,
+        buckets: int | None = None,
+    ) -> TableLeases:
+        """A connection for this process's table leases."""
+
+
+class Closable(Protocol):
+    """Something the hub closes when it stops (a listener)."""
+
+    async def close(self) -> None:
+        """Stop and close."""
+
+
+class TableLeases(Closable, Protocol):
+    """The leases of the tables one process drives (see
+    :class:`~buraco_rules.server.pgstore.Leases`)."""
+
+    @property
+    def held(self) -> frozenset[str]:
+        """The ids of the tables whose lease this process holds."""
+
+    async def try_take(self, table_id: str) -> bool:
+        """Take the table's lease if no process holds it; whether this process holds it."""
+
+    async def release(self, table_id: str) -> None:
+        """Give the table's lease up."""
 
 
 if TYPE_CHECKING:  # mypy checks that both stores have the interface (nothing runs here)
@@ -58,24 +143,30 @@ if TYPE_CHECKING:  # mypy checks that both stores have the interface (nothing ru
     def _both_are_stores(sqlite: TableStore, postgres: PostgresStore) -> tuple[Store, Store]:
         return sqlite, postgres
 
+    def _postgres_is_shared(postgres: PostgresStore) -> SharedStore:
+        return postgres
+
 
 def is_postgres_url(db: str | Path) -> bool:
     """Whether ``db`` names a PostgreSQL database rather than a SQLite file."""
     return isinstance(db, str) and db.startswith(_SCHEMES)
 
 
-def open_store(db: str | Path) -> Store:
-    """The store ``db`` names: a ``postgresql://`` URL or a SQLite file's path. A URL without
-    the driver installed is a ``RuntimeError`` saying which extra to install."""
+def open_store(db: str | Path, *, exclusive: bool = False) -> Store:
+    """The store ``db`` names: a ``postgresql://`` URL or a SQLite file's path. A database that
+    cannot be used is a :class:`~buraco_rules.server.store.StoreError` (one line, never the
+    URL), and so is a URL without the driver installed (saying which extra to install).
+    ``exclusive`` takes a SQLite file's lock (one server per file); any number of servers share
+    a PostgreSQL database."""
     if not is_postgres_url(db):
-        return TableStore(db)
+        return TableStore(db, exclusive=exclusive)
     try:
         from .pgstore import PostgresStore
-    except ImportError as missing:
-        raise RuntimeError(
+    except ImportError:
+        raise StoreError(
             "a postgresql:// database needs the 'postgres' extra:"
             " pip install 'buraco-rules[server,postgres]'"
-        ) from missing
+        ) from None
     return PostgresStore(str(db))
 
 

@@ -15,7 +15,6 @@ import json
 import logging
 import random
 import secrets
-import sqlite3
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
@@ -52,7 +51,8 @@ from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions, new_game
 from ..play.match import Match, new_match
 from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS, RESTART_GRACE
-from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, TableStore, now
+from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, now
+from .stores import SharedStore, Store, TableLeases, is_conflict
 from .thinking import Backoff, ThinkingPool, one_line
 
 __all__ = [
@@ -157,6 +157,12 @@ class Table:
     """The number of the first move of each hand (a match has several)."""
     closed: bool = False
     """Expired: the table's game was closed unfinished and it takes no move any more."""
+    stale: bool = False
+    """Changes were committed elsewhere that this process has not taken in: nobody here watches
+    the table and this process does not drive it, so it catches up only when that changes."""
+    storing: int = -1
+    """The number of the move this process is committing (-1: none), whose notification is no
+    news to it."""
     timer: asyncio.TimerHandle | None = None
     presence_timer: asyncio.TimerHandle | None = None
     """The round of views that shows a seat connected or gone, while one is due."""
@@ -333,7 +339,8 @@ def _seat_data(seat: _Seat, away: bool) -> Message:
 
 
 class TableHub:
-    """Every table of a server, backed by a :class:`~buraco_rules.server.store.TableStore`.
+    """Every table of a server, backed by a :class:`~buraco_rules.server.stores.Store` (the
+    SQLite file, or a PostgreSQL database shared with other processes).
 
     ``bot_delay`` is the pause, in seconds, before each bot move (so a person can follow the
     game); ``max_tables`` caps the unfinished tables, so that a flood of creations cannot fill
@@ -353,7 +360,7 @@ class TableHub:
 
     def __init__(
         self,
-        store: TableStore,
+        store: Store,
         *,
         bot_delay: float = 0.5,
         max_tables: int = 1000,
@@ -390,6 +397,16 @@ class TableHub:
         self._away_bot = GreedyBot()
         self._tasks: set[asyncio.Task[None]] = set()
         self._expiry: asyncio.Task[None] | None = None
+        # A store shared with other processes: their moves are heard, each table's bots and
+        # clock driven by the process holding its lease (with SQLite: this one, always).
+        self.shared: SharedStore | None = store if isinstance(store, SharedStore) else None
+        self.leases: TableLeases | None = None
+        self.lease_every = 1.0
+        """Seconds between two looks for tables whose driver died (shared stores)."""
+        self._listener: Any = None
+        self._leasing: asyncio.Task[None] | None = None
+        self._behind: set[str] = set()  # tables whose catch-up is scheduled
+        self._leases_failing = False  # said once an outage
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -444,11 +461,16 @@ class TableHub:
                 turn_seconds=table.turn_seconds,
                 meta=table.meta(),
             )
-        except sqlite3.Error as error:
+        except self.store.errors as error:
             self._uncount(table_id)
             log.warning("a table was not stored: %s", one_line(error))
             raise StorageFailed("the table could not be saved; try again later") from None
         self.tables[table_id] = table
+        if self.leases is not None and _needs_driver(table):
+            try:  # its creator drives it from the start (else the lease loop's next look)
+                await self.leases.try_take(table_id)
+            except self.store.errors as error:
+                log.warning("table %s: lease not taken now: %s", table_id, one_line(error))
         log.info("table %s created: %s, %d players, seats %s", table_id, rules.name, players, kinds)
         self._arm(table)
         self.wake_bots(table)
@@ -497,6 +519,9 @@ class TableHub:
                 if stored is None
                 else _table_of(stored, self.search_budget, self.decision_seconds)
             )
+        except self.store.errors as error:  # the database, not the table: tried again later
+            log.warning("table %s not loaded now: %s", table_id, one_line(error))
+            return None
         except Exception as error:  # any table the store cannot give back: set aside, go on
             self._set_aside(table_id, error)
             return None
@@ -511,13 +536,22 @@ class TableHub:
 
     async def find(self, token: str, table_id: str | None = None) -> tuple[Table, int] | None:
         """The table and seat a token opens (and, if ``table_id`` is given, only on that
-        table), or None. A finished table not in memory is replayed off the event loop."""
-        found = self.store.seat_of(token)
+        table), or None. A finished table not in memory is replayed off the event loop. A
+        :class:`StorageFailed` if the store cannot be read now."""
+        try:
+            found = self.store.seat_of(token)
+        except self.store.errors as error:
+            log.warning("a seat not looked up: %s", one_line(error))
+            raise StorageFailed("the server cannot reach its database; try again") from None
         if found is None or (table_id is not None and found[0] != table_id):
             return None
         table = self.tables.get(found[0])
         if table is None and found[0] in self.finished:
             table = self.tables[found[0]] = self.finished.pop(found[0])
+        if table is not None and self.shared is not None:
+            # Up to the rows before the welcome: a seat coming from a process that died must
+            # not be told a next_seq behind what that process acknowledged to it.
+            await self._catch_up(table)
         if table is None and found[0] not in self.set_aside:
             table = await self._load_later(found[0])
         return None if table is None or table.closed else (table, found[1])
@@ -530,21 +564,46 @@ class TableHub:
             table = await asyncio.to_thread(
                 _table_of, stored, self.search_budget, self.decision_seconds
             )
+        except self.store.errors as error:  # the database, not the table: tried again later
+            log.warning("table %s not loaded now: %s", table_id, one_line(error))
+            raise StorageFailed("the table cannot be loaded now; try again") from None
         except Exception as error:
             self._set_aside(table_id, error)
             return None
-        return self.tables.setdefault(table_id, table)  # another join may have loaded it
+        loaded = self.tables.setdefault(table_id, table)  # another join may have loaded it
+        if self.shared is not None and loaded is table:
+            self._heard(table_id, -1)  # what was committed while it loaded
+        return loaded
 
     async def record(self, table_id: str, token: str) -> str:
         """The record of a table whose game is over, as ``to_json`` writes it, for a token of
         one of its seats (a :class:`RecordError` otherwise)."""
-        found = self.store.seat_of(token)
-        if found is None or found[0] != table_id:
-            raise RecordError("bad-token", "no seat of this table has that token")
-        stored = self.store.load(table_id)
+        try:
+            found = self.store.seat_of(token)
+            if found is None or found[0] != table_id:
+                raise RecordError("bad-token", "no seat of this table has that token")
+            stored = self.store.load(table_id)
+        except self.store.errors as error:
+            log.warning("table %s: record not read: %s", table_id, one_line(error))
+            raise StorageFailed("the server cannot reach its database; try again") from None
         if stored is None or stored.finished != FINISHED:
             raise RecordError("not-over", "the record is given once the game is over")
         return await asyncio.to_thread(_final_record, stored)
+
+    async def open(self) -> None:
+        """With a store shared by several processes: hear their changes and take the leases of
+        the tables to drive (call on the loop before :meth:`start`; nothing to do with SQLite)."""
+        if self.shared is None:
+            return
+        self._listener = await self.shared.listen(self._heard, self._missed)
+        self.leases = await self.shared.leases(self._lost, check_every=self.lease_every)
+        for table_id in list(self.tables):  # what was committed between loading and listening
+            self._heard(table_id, -1)
+        self._leasing = asyncio.get_running_loop().create_task(self._lease_loop())
+
+    def drives(self, table: Table) -> bool:
+        """Whether this process drives the table's bots and clock (it holds its lease)."""
+        return self.leases is None or table.id in self.leases.held
 
     def start(self) -> None:
         """Start the bots, turn clocks and expiry of every loaded table (call on the loop). A
@@ -566,6 +625,8 @@ class TableHub:
         tasks += list(self._tasks)
         if self._expiry is not None:
             tasks.append(self._expiry)
+        if self._leasing is not None:
+            tasks.append(self._leasing)
         for table in self.tables.values():
             if table.timer is not None:
                 table.timer.cancel()
@@ -574,6 +635,9 @@ class TableHub:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        for part in (self._listener, self.leases):
+            if part is not None:
+                await part.close()
 
     # -- seats ----------------------------------------------------------------------------
 
@@ -629,32 +693,50 @@ class TableHub:
             place = table.seats[seat]
             if seat in table.away:
                 await self._come_back(table, seat)
-            if seq <= place.last_seq:
-                answer = _resent(place, seq, action)
-                connection.send(answer)
-                if answer["type"] == "accepted":  # the view it may have missed
-                    connection.send(table.view_text(seat))
-                return
-            if seq != place.last_seq + 1:
-                connection.send(
-                    {
-                        "type": "error",
-                        "code": "bad-seq",
-                        "message": f"the next move's seq is {place.last_seq + 1}, not {seq}",
-                        "next_seq": place.last_seq + 1,
-                    }
-                )
-                return
-            try:
-                chosen = _read_action(action, table, seat)
-                after = apply(table.state, chosen, player=seat)
-            except (NotationError, DecodeError) as error:
-                connection.send(_refused(seq, "not-an-action", str(error)))
-                return
-            except IllegalAction as error:
-                connection.send(_refused(seq, str(error.code), str(error)))
-                return
-            if not await self._commit(table, seat, seq, chosen, after):
+            for _ in range(_TRIES):
+                if seq <= place.last_seq:
+                    answer = _resent(place, seq, action)
+                    connection.send(answer)
+                    if answer["type"] == "accepted":  # the view it may have missed
+                        connection.send(table.view_text(seat))
+                    return
+                if seq != place.last_seq + 1:
+                    connection.send(
+                        {
+                            "type": "error",
+                            "code": "bad-seq",
+                            "message": f"the next move's seq is {place.last_seq + 1}, not {seq}",
+                            "next_seq": place.last_seq + 1,
+                        }
+                    )
+                    return
+                try:
+                    chosen = _read_action(action, table, seat)
+                    after = apply(table.state, chosen, player=seat)
+                except (NotationError, DecodeError) as error:
+                    connection.send(_refused(seq, "not-an-action", str(error)))
+                    return
+                except IllegalAction as error:
+                    connection.send(_refused(seq, str(error.code), str(error)))
+                    return
+                outcome = await self._commit(table, seat, seq, chosen, after)
+                if outcome is _STORED:
+                    break
+                # Another process moved first, or the commit's fate is unknown (a connection
+                # lost during it): the rows say, and the move is answered from them (played,
+                # refused, or tried again on the table as it is now).
+                if self.shared is None or not await self._sync(table):
+                    outcome = _FAILED
+                if outcome is _FAILED and place.last_seq < seq:
+                    connection.send(
+                        {
+                            "type": "error",
+                            "code": "storage-failed",
+                            "message": "the move was not saved",
+                        }
+                    )
+                    return
+            else:
                 connection.send(
                     {"type": "error", "code": "storage-failed", "message": "the move was not saved"}
                 )
@@ -672,17 +754,19 @@ class TableHub:
         try:
             await self.store.update(table.id, table.meta())
             table.stored = table.meta()
-        except sqlite3.Error as error:
+        except self.store.errors as error:
             log.warning("table %s: the seat back not stored: %s", table.id, one_line(error))
         table.broadcast()
 
     async def _commit(
         self, table: Table, seat: int, seq: int, action: Action, after: GameState | Match
-    ) -> bool:
+    ) -> object:
         """Store the move, then take it into the table (in that order: nobody hears of a move
         the store does not hold). Called under the table's lock, so the table's next move waits
         for this commit, while other tables play on. A move that cannot be stored sets the
-        table's notice (the people are told); the next stored move clears it."""
+        table's notice (the people are told); the next stored move clears it. The outcome:
+        :data:`_STORED`, :data:`_FAILED`, or :data:`_CONFLICT` (a shared store only: another
+        process stored that move number first, nothing of this one was)."""
         notation = format_action(action)
         changed = _turn_of(after) != _turn_of(table.state)
         deadline = self._deadline(table, after, turn_changed=changed)
@@ -696,11 +780,14 @@ class TableHub:
             or touched - last.touched > TOUCH_EVERY
         )
         number = len(table.moves)
+        table.storing = number
         try:
             await self.store.append(
                 table.id, number, seat, seq, notation, after.is_over, meta if fresh else None
             )
-        except sqlite3.Error as error:
+        except self.store.errors as error:
+            if self.shared is not None and is_conflict(error):
+                return _CONFLICT  # another process stored move ``number``: catch up, not a fault
             log.warning("table %s: move %d not stored: %s", table.id, number, one_line(error))
             if table.notice is None or table.notice["code"] != "storage-failed":
                 table.notice = {
@@ -708,7 +795,9 @@ class TableHub:
                     "message": "moves cannot be saved right now; retrying",
                 }
                 table.broadcast()
-            return False
+            return _FAILED
+        finally:
+            table.storing = -1
         if _hands(after) > _hands(table.state) and not after.is_over:
             table.hand_starts.append(number + 1)
         table.state = after
@@ -724,7 +813,158 @@ class TableHub:
         if after.is_over:
             self._uncount(table.id)
             log.info("table %s: game over after %d moves", table.id, len(table.moves))
+        return _STORED
+
+    # -- other processes (a shared store) -------------------------------------------------
+
+    def _heard(self, table_id: str, number: int) -> None:
+        """A change committed by some process (this one's included): a table held here that
+        lacks it catches up (``number`` -1: a change of the table's row alone)."""
+        table = self.tables.get(table_id)
+        if table is None or table_id in self._behind:
+            return
+        if 0 <= number < len(table.moves) or number == table.storing:  # no news
+            return
+        if not self.drives(table) and not any(s.connections for s in table.seats):
+            table.stale = True  # nobody here to tell: caught up when a seat joins or it is driven
+            return
+        self._behind.add(table_id)
+        self._later(self._catch_up(table))
+
+    def _missed(self) -> None:
+        """The listener reconnected: changes may have gone unheard; every table catches up."""
+        log.warning("notifications may have been missed: catching up %d tables", len(self.tables))
+        for table in list(self.tables.values()):
+            if table.id not in self._behind:
+                self._behind.add(table.id)
+                self._later(self._catch_up(table))
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _catch_up(self, table: Table) -> None:
+        async with table.lock:
+            self._behind.discard(table.id)
+            if await self._sync(table):
+                table.stale = False
+        self.wake_bots(table)
+
+    async def _sync(self, table: Table) -> bool:
+        """Take into the table what other processes committed (its moves, clock, away seats,
+        expiry) and send its seats here their views if anything changed; whether the store
+        could be read. Called under the table's lock."""
+        if self.shared is None:
+            return False
+        try:
+            found = self.shared.since(table.id, len(table.moves))
+        except self.store.errors as error:
+            log.warning("table %s: not caught up: %s", table.id, one_line(error))
+            return False
+        if found is None:
+            return False
+        finished, meta, rows = found
+        was_over = table.is_over
+        for seat, seq, notation in rows:
+            try:
+                chosen = parse_action(notation, table.state, player=seat)
+                after = apply(table.state, chosen, player=seat)
+            except ValueError as error:  # only a hand-edited database
+                log.error("table %s: a stored move cannot be played: %s", table.id, error)
+                return False
+            if _hands(after) > _hands(table.state) and not after.is_over:
+                table.hand_starts.append(len(table.moves) + 1)
+            table.state = after
+            table.moves.append((seat, notation))
+            place = table.seats[seat]
+            place.last_seq = max(place.last_seq, seq)
+            place.history[seq] = notation
+        changed = bool(rows) or (table.deadline, table.away) != (meta.deadline, set(meta.away))
+        table.touched, table.deadline, table.away = meta.touched, meta.deadline, set(meta.away)
+        if rows and table.notice is not None and table.notice["code"] == "storage-failed":
+            table.notice = None
+        if table.is_over and not was_over:
+            self._uncount(table.id)
+        if finished == EXPIRED and not table.closed:
+            self._close(table)
+            return True
+        self._arm(table)
+        if changed:
+            table.broadcast()
         return True
+
+    async def _adopt(self, leases: TableLeases) -> None:
+        """Load the unfinished tables that no process holds (their process died, and none of
+        their seats came back elsewhere), so that their bots and clocks go on."""
+        try:
+            for table_id in self.store.unfinished():
+                if table_id in self.tables or table_id in self.set_aside:
+                    continue
+                if not await leases.try_take(table_id):
+                    continue
+                try:
+                    table = await self._load_later(table_id)
+                except StorageFailed:
+                    table = None
+                if table is None or table.is_over or table.closed:
+                    await leases.release(table_id)
+                    continue
+                if table_id not in self.going:
+                    self._count(table_id, table.client)
+                log.info("table %s taken over", table_id)
+                self._arm(table)
+                self.wake_bots(table)
+        except self.store.errors as error:
+            if not self._leases_failing:
+                log.warning("tables not adopted now: %s", one_line(error))
+
+    def _lost(self, tables: frozenset[str]) -> None:
+        """This process lost its leases (its lease connection): it stops driving those tables
+        until it takes their leases again."""
+        log.warning("lost the leases of %d tables", len(tables))
+        for table_id in tables:
+            table = self.tables.get(table_id)
+            if table is not None:
+                self._arm(table)  # cancels its timer: not driven here any more
+                if table.bot_task is not None:
+                    table.bot_task.cancel()
+
+    async def _lease_loop(self) -> None:
+        """Take the lease of every table held here that needs a driver and has none (its
+        process died, or never was), and give up those of tables over: a dead process's
+        tables are driven again within about :attr:`lease_every` seconds."""
+        leases = self.leases
+        if leases is None:
+            return
+        rounds = 0
+        while True:
+            if rounds % _ORPHAN_EVERY == 0:
+                await self._adopt(leases)
+            rounds += 1
+            failed = False
+            for table in list(self.tables.values()):
+                try:
+                    if table.is_over or table.closed:
+                        if table.id in leases.held:
+                            await leases.release(table.id)
+                    elif (
+                        _needs_driver(table)
+                        and table.id not in leases.held
+                        and await leases.try_take(table.id)
+                    ):
+                        await self._catch_up(table)  # the last driver's moves first
+                        async with table.lock:
+                            self._arm(table)
+                except self.store.errors as error:
+                    if not self._leases_failing:  # one line an outage, not one a second
+                        log.warning("leases not taken now: %s", one_line(error))
+                    failed = True
+                    break
+            if self._leases_failing and not failed:
+                log.info("leases taken again")
+            self._leases_failing = failed
+            await asyncio.sleep(self.lease_every)
 
     # -- turn clock -----------------------------------------------------------------------
 
@@ -747,7 +987,7 @@ class TableHub:
         if table.timer is not None:
             table.timer.cancel()
             table.timer = None
-        if table.deadline is None or table.closed:
+        if table.deadline is None or table.closed or not self.drives(table):
             return
         loop = asyncio.get_running_loop()
         table.timer = loop.call_later(max(0.0, table.deadline - now()), self._spawn, table)
@@ -761,7 +1001,7 @@ class TableHub:
         """The seat to move ran out of time: a bot plays it until its person moves again."""
         async with table.lock:
             deadline = table.deadline
-            if deadline is None or table.closed or table.is_over:
+            if deadline is None or table.closed or table.is_over or not self.drives(table):
                 return
             if now() < deadline:  # moved on meanwhile: the timer is set again
                 self._arm(table)
@@ -773,7 +1013,7 @@ class TableHub:
             try:
                 await self.store.update(table.id, table.meta())
                 table.stored = table.meta()
-            except sqlite3.Error as error:  # kept in memory: the next move stores it
+            except self.store.errors as error:  # kept in memory: the next move stores it
                 log.warning("table %s: the away seat not stored: %s", table.id, one_line(error))
             table.broadcast()
         self.wake_bots(table)
@@ -803,21 +1043,25 @@ class TableHub:
                     continue
                 try:
                     await self.store.expire(table_id)
-                except sqlite3.Error as error:
+                except self.store.errors as error:
                     log.warning("table %s: not expired: %s", table_id, one_line(error))
                     continue
-                table.closed = True
-                table.deadline = None
-                self._arm(table)
-                if table.bot_task is not None:
-                    table.bot_task.cancel()
-                self._uncount(table_id)
-                self.tables.pop(table_id, None)
-                table.notice = {"code": "expired", "message": "this table was closed: no move"}
-                table.broadcast()
-                log.info("table %s expired after %d moves", table_id, len(table.moves))
+                self._close(table)
                 closed += 1
         return closed
+
+    def _close(self, table: Table) -> None:
+        """The table expired (here or in another process): its seats are told, its slot freed."""
+        table.closed = True
+        table.deadline = None
+        self._arm(table)
+        if table.bot_task is not None:
+            table.bot_task.cancel()
+        self._uncount(table.id)
+        self.tables.pop(table.id, None)
+        table.notice = {"code": "expired", "message": "this table was closed: no move"}
+        table.broadcast()
+        log.info("table %s expired after %d moves", table.id, len(table.moves))
 
     # -- bots -----------------------------------------------------------------------------
 
@@ -832,6 +1076,8 @@ class TableHub:
         """Start the table's bot task if a bot is to move and none runs."""
         if table.is_over or table.closed or self._bot_of(table, table.hand.current_player) is None:
             return
+        if not self.drives(table):
+            return
         if table.bot_task is None or table.bot_task.done():
             table.bot_task = asyncio.get_running_loop().create_task(self._play_bots(table))
 
@@ -845,7 +1091,7 @@ class TableHub:
             async with table.lock:
                 seat = table.hand.current_player
                 bot = self._bot_of(table, seat)
-                if table.is_over or table.closed or bot is None:
+                if table.is_over or table.closed or bot is None or not self.drives(table):
                     return
                 try:
                     chosen = await self._think(table, seat, bot)
@@ -864,7 +1110,10 @@ class TableHub:
                         table.broadcast()
                     continue
                 place = table.seats[seat]
-                if not await self._commit(table, seat, place.last_seq + 1, chosen, after):
+                outcome = await self._commit(table, seat, place.last_seq + 1, chosen, after)
+                if outcome is _CONFLICT and await self._sync(table):
+                    continue  # another process moved first: think again from its move
+                if outcome is not _STORED:
                     backoff.failed()
                     continue
                 backoff.reset()
@@ -878,6 +1127,11 @@ class TableHub:
         # Slow: in the pool of a few threads, so that the loop serves other tables and no
         # number of search bots takes more than the pool's share of the machine.
         return await self.pool.run(bot.choose, seen, table.rng)
+
+
+def _needs_driver(table: Table) -> bool:
+    """Whether some process must drive the table: it has bots, or a turn clock."""
+    return table.turn_seconds is not None or any(s.kind == "bot" for s in table.seats)
 
 
 def _turn_of(state: GameState | Match) -> tuple[int, int]:
@@ -987,6 +1241,15 @@ def _resent(place: _Seat, seq: int, action: object) -> Message:
 
 
 _UNSET: Final = object()
+
+_STORED: Final = object()
+"""A commit's outcome: the move is stored and taken into the table."""
+_FAILED: Final = object()
+"""...the store failed (the table's notice says so)."""
+_CONFLICT: Final = object()
+"""...another process stored that move number first (a shared store)."""
+_ORPHAN_EVERY: Final = 5  # lease rounds between two looks for tables no process holds
+_TRIES: Final = 3  # a move tried again after conflicts, at most (each one catches up first)
 
 
 def _read_spec(request: object) -> tuple[Any, int, list[str], bool, object]:
