@@ -43,6 +43,7 @@ from .store import (
     StoreError,
     TableMeta,
     now,
+    numbered,
     token_digest,
 )
 
@@ -147,7 +148,10 @@ WITH batch AS (
 ), meta AS (
     UPDATE tables t SET
         finished = CASE WHEN l.finished THEN {FINISHED} ELSE t.finished END,
-        touched = l.touched, deadline = l.deadline, away = l.away
+        -- a move without meta (away NULL) keeps the row's: only what changed is written
+        touched = COALESCE(l.touched, t.touched),
+        deadline = CASE WHEN l.away IS NULL THEN t.deadline ELSE l.deadline END,
+        away = COALESCE(l.away, t.away)
     FROM latest l WHERE t.id = l.table_id
 )
 SELECT table_id, number, seat, seq, action, pg_notify('{CHANNEL}', table_id || ' ' || number)
@@ -299,14 +303,18 @@ class PostgresStore:
     ) -> None:
         """Append move ``number`` of a table and notify it; returns once it is committed.
         ``finished`` marks the table's game as over with it; ``meta`` replaces the table's
-        :class:`~buraco_rules.server.store.TableMeta` in the same transaction. A number or a
+        :class:`~buraco_rules.server.store.TableMeta` in the same transaction (None: the row's
+        is kept). A number or a
         seat's sequence number already stored is a :class:`MoveConflict` and writes nothing.
         Any other error (the database unreachable) leaves it unknown whether the move was
         committed: the caller reloads the table's rows before it answers."""
-        meta = meta or TableMeta(now())
         loop = asyncio.get_running_loop()
         done = loop.create_future()
-        extra = (finished, meta.touched, meta.deadline, json.dumps(list(meta.away)))
+        extra: tuple[bool, float | None, float | None, str | None] = (
+            (finished, None, None, None)  # the table's row keeps its meta (the SQLite store's way)
+            if meta is None
+            else (finished, meta.touched, meta.deadline, json.dumps(list(meta.away)))
+        )
         await self._enqueue(_Append(loop, done, (table_id, number, seat, seq, action), extra))
 
     async def update(self, table_id: str, meta: TableMeta) -> None:
@@ -444,13 +452,12 @@ class PostgresStore:
             ).fetchone()
             if row is None:
                 return None
-            moves = tuple(
-                (int(seat), int(seq), str(action))
-                for seat, seq, action in db.execute(
-                    "SELECT seat, seq, action FROM moves WHERE table_id = %s ORDER BY number",
-                    (table_id,),
-                )
-            )
+            rows = db.execute(
+                "SELECT number, seat, seq, action FROM moves WHERE table_id = %s ORDER BY number",
+                (table_id,),
+            ).fetchall()
+        # Checked as the SQLite store checks them: numbered without a gap, each seat's seq rising.
+        moves = numbered(table_id, [(int(n), int(s), int(q), str(a)) for n, s, q, a in rows])
         start = from_json(row[0])
         if not isinstance(start, GameRecord | MatchRecord):
             raise ValueError(f"table {table_id} has no record")  # only a hand-edited database
@@ -520,7 +527,7 @@ class _Append:
     loop: asyncio.AbstractEventLoop
     done: asyncio.Future[None]
     row: tuple[str, int, int, int, str]
-    extra: tuple[bool, float, float | None, str]  # finished, touched, deadline, away
+    extra: tuple[bool, float | None, float | None, str | None]  # finished, touched, deadline, away
 
 
 @attrs.frozen

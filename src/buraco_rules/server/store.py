@@ -42,6 +42,7 @@ __all__ = [
     "TableMeta",
     "TableStore",
     "now",
+    "numbered",
     "token_digest",
 ]
 
@@ -436,7 +437,7 @@ class TableStore:
             "SELECT number, seat, seq, action FROM moves WHERE table_id = ? ORDER BY number",
             (table_id,),
         ).fetchall()
-        moves = _numbered(table_id, [(int(n), int(s), int(q), str(a)) for n, s, q, a in rows])
+        moves = numbered(table_id, [(int(n), int(s), int(q), str(a)) for n, s, q, a in rows])
         away = tuple(int(s) for s in json.loads(row[7]))
         touched = float(row[4] if row[4] is not None else row[5])
         meta = TableMeta(touched, None if row[6] is None else float(row[6]), away)
@@ -444,7 +445,7 @@ class TableStore:
         return StoredTable(table_id, start, seats, moves, int(row[2]), turn, meta, str(row[8]))
 
 
-def _numbered(
+def numbered(
     table_id: str, rows: Sequence[tuple[int, int, int, str]]
 ) -> tuple[tuple[int, int, str], ...]:
     """A table's moves ``(seat, seq, action)`` from its rows ``(number, seat, seq, action)`` in
