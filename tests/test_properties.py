@@ -401,8 +401,10 @@ def canasta_value(meld: br.Meld, bonuses: br.CanastaBonuses) -> int:
     if size < CANASTA:
         return 0
     if meld.wildcard is not None:
-        # R22: semi-clean when the wildcard floats at the end, laid last, among 7+ naturals
-        if bonuses.semi_clean is not None and size > CANASTA and meld.cards[-1] == meld.wildcard:
+        # R22: semi-clean when the wildcard floats at an end among 7+ naturals: laid last, or
+        # laid first where the run reaches the high ace (no end above it)
+        at_an_end = meld.wildcard in (meld.cards[0], meld.cards[-1])
+        if bonuses.semi_clean is not None and size > CANASTA and at_an_end:
             return bonuses.semi_clean
         return bonuses.mixed
     kinds = [bonuses.clean]  # R18: the highest that applies
