@@ -647,22 +647,20 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
     try:
         message = play_hand(page, [observer], play_by_mouse, 7, on_turn)
         assert checked["melds"] >= 6 and checked["fit"] >= 3, checked
-        # The next hand is dealt: the dialog of the hand that ended is shown, and closes by
-        # itself once this seat is to play in the new hand; where the seat starts the new hand,
-        # it stays for the person to read, who closes it ("next hand").
+        # The next hand is dealt: the dialog of the hand that ended is shown, and stays open
+        # once this seat is to play in the new hand (never taken away unread); the person
+        # closes it, and the "Scores" button opens it again during the next hand.
         dialog = """const d = document.getElementById('end');
             return [d.open, d.dataset.hands, d.dataset.closed];"""
-        dealt = min(n for n, v in observer.views.items() if v["scores"])  # the next deal
-        if br.from_data(observer.view(dealt)["view"]).current_player == 1:
-            wait_for(lambda: page.execute_script(dialog) == [False, "1", "next-hand"], "closed")
-            assert observer.view(number(page))["legal"]
-            end_figures(page, message, pt)
-        else:
-            end_dialog(page, message, pt)
-            time.sleep(0.3)  # a view of the same position does not close it
-            assert page.execute_script(dialog) == [True, "1", ""]
-            page.find_element("id", "end-close").click()
-            assert page.execute_script(dialog) == [False, "1", ""]
+        end_dialog(page, message, pt)
+        mine = "return document.getElementById('turn').className === 'mine'"
+        wait_for(lambda: page.execute_script(mine), "this seat's turn in the next hand")
+        assert page.execute_script(dialog) == [True, "1", ""]
+        page.find_element("id", "end-close").click()
+        assert page.execute_script(dialog) == [False, "1", "person"]
+        page.find_element("id", "btn-scores").click()
+        assert page.execute_script(dialog) == [True, "1", ""]
+        page.find_element("id", "end-close").click()
         # The match's first hand: its heading, and the hand-by-hand table with running totals.
         heading = page.find_element("id", "end-heading").get_attribute("textContent")
         assert heading == pt["end.title.handn"].replace("{hand}", "1")
@@ -921,8 +919,9 @@ def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> No
         "const d = document.getElementById('end');"
         "return d.open && document.getElementById('end-heading').textContent;"
     )
-    ended = wait_for(lambda: page.execute_script(heading), "the match's end", 120)
-    assert ended == words["end.title.match"]
+    # The dialog of each hand stays open (nobody closes it): its words follow the match to its end.
+    match_over = words["end.title.match"]
+    wait_for(lambda: page.execute_script(heading) == match_over, "the match's end", 120)
     request = urllib.request.Request(
         f"{server.url}/api/tables/{params['table']}/record",
         headers={"Authorization": f"Bearer {params['token']}"},

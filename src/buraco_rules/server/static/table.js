@@ -1029,15 +1029,9 @@
   function drawEnd(message) {
     const dialog = $("end");
     const scores = message.scores || [];
-    // A hand's dialog goes once the next hand has started and this seat is to play in it: the
-    // person need not close it, and it never stays over the hand being played.
-    if (dialog.open && message.match && !message.over && scores.length === endShown &&
-        message.number > Number(dialog.dataset.number) && message.legal.length) {
-      dialog.close();
-      dialog.dataset.closed = "next-hand";
-      const first = document.querySelector("#hand .card");
-      if (first) first.focus();
-    }
+    // The dialog stays until the person closes it (button or Esc): a score is never taken away
+    // unread, and the "Scores" button opens it again during the next hand.
+    $("btn-scores").hidden = !(message.match && scores.length);
     if (previous === null && !message.over) endShown = scores.length; // joined mid-match
     if (scores.length <= endShown) return;
     // A single hand's last view is the end; a match's is the next deal, so the hand that ended
@@ -1209,6 +1203,15 @@
       if (last) render(last);
     });
     $("end-close").addEventListener("click", () => $("end").close());
+    $("btn-scores").addEventListener("click", () => {
+      const dialog = $("end");
+      dialog.dataset.closed = "";
+      if (!dialog.open) dialog.showModal();
+      $("end-close").focus();
+    });
+    $("end").addEventListener("close", () => {
+      if ($("end").dataset.closed === "") $("end").dataset.closed = "person";
+    });
     document.addEventListener("keydown", shortcut);
     window.addEventListener("hashchange", () => {
       if (new URLSearchParams(location.hash.slice(1)).get("token")) location.reload();
