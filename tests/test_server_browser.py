@@ -847,9 +847,20 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
     page.find_element("id", "opt-set_ranks").send_keys("Z")
     Select(page.find_element("id", "clock")).select_by_value("300")
     page.find_element("id", "create").click()
+    # The page refuses a value the engine would, in the player's words, next to the field.
     error = wait_for(lambda: page.find_element("id", "create-error").text, "the refusal")
-    assert "set_ranks" in error  # the server's 400 names the option
+    assert error == words["lobby.bad.set_ranks"] and in_view(page, "create-error")
     ranks = page.find_element("id", "opt-set_ranks")
+    assert page.switch_to.active_element == ranks and ranks.get_attribute("aria-invalid")
+    ranks.clear()
+    ranks.send_keys("ak")
+    # A value only the server refuses (minimums that fall): its 400 is shown by option name.
+    rising = page.find_element("id", "opt-opening_thresholds")
+    rising.send_keys("1000:90,2000:50")
+    page.find_element("id", "create").click()
+    refused = words["lobby.bad.opening_thresholds"]
+    wait_for(lambda: page.find_element("id", "create-error").text == refused, "the 400")
+    rising.clear()
     ranks.clear()
     ranks.send_keys("ak")
     params, url = start_table(page, "canasta-stbl")

@@ -270,6 +270,57 @@
     return options;
   }
 
+  // The house rules checked as the engine checks them (RuleSet, R25-R30), so that a person
+  // reads what to change in their own language, next to the field; null when all is well, else
+  // the name of the first option refused ("long_meld" for a size without a bonus or the reverse).
+  function badOption(options) {
+    const opening = (n) => Number.isInteger(n) && (n === 0 || (n >= 15 && n <= 150));
+    for (const input of $("house-options").querySelectorAll("input")) input.removeAttribute("aria-invalid");
+    if ("minimum_opening" in options && !opening(options.minimum_opening)) return "minimum_opening";
+    if ("set_ranks" in options) {
+      const text = options.set_ranks, order = ["A", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+      const tokens = text.match(/10|[A3-9JQK]/g) || [];
+      const at = tokens.map((token) => order.indexOf(token));
+      if (!tokens.length || tokens.join("") !== text || at.some((n, i) => i > 0 && n <= at[i - 1])) return "set_ranks";
+    }
+    if ("opening_thresholds" in options) {
+      const pairs = options.opening_thresholds;
+      if (!Array.isArray(pairs) || pairs.length > 8 ||
+          pairs.some((p, i) => p[0] < 1 || p[0] > 1e9 || !opening(p[1]) || (i > 0 && p[0] <= pairs[i - 1][0]))) {
+        return "opening_thresholds";
+      }
+    }
+    const size = options.long_meld_size, bonus = options.long_meld_bonus;
+    if (size !== undefined && !(Number.isInteger(size) && size >= 8 && size <= 14)) return "long_meld_size";
+    if (bonus !== undefined && !(Number.isInteger(bonus) && bonus >= 1 && bonus <= 1e9)) return "long_meld_bonus";
+    if ((size === undefined) !== (bonus === undefined)) return "long_meld";
+    return null;
+  }
+
+  // A refusal of the server in the player's words: by the option it names where the page has
+  // words for it, else the server's message without its rule ids.
+  function serverWords(text) {
+    for (const name of Object.keys(OPTION_KINDS)) {
+      if (OPTION_KINDS[name] !== "bool" && new RegExp("\\b" + name + "\\b").test(text)) {
+        return t("lobby.bad." + (/long_meld_size.*long_meld_bonus/.test(text) ? "long_meld" : name));
+      }
+    }
+    return text.replace(/\s*\(R\d+[^)]*\)/g, "");
+  }
+
+  // The refusal under the Create button, scrolled into view, and the field to change focused.
+  function createError(words, input) {
+    const box = $("create-error");
+    box.textContent = words;
+    box.hidden = false;
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", "create-error");
+      input.focus();
+    }
+    box.scrollIntoView({ block: "nearest" });
+  }
+
   // The house rules in force at a table, read from the rules its views carry (every option is
   // off in every preset, so any that is on was chosen for this table).
   function houseRules(rules) {
@@ -336,9 +387,14 @@
     };
     const clock = $("clock").value;
     if (clock) request.turn_seconds = clock === "off" ? null : Number(clock); // else the server's default
-    const options = chosenOptions();
-    if (Object.keys(options).length) request.options = options;
     $("create-error").hidden = true;
+    const options = chosenOptions();
+    const bad = badOption(options);
+    if (bad) {
+      createError(t("lobby.bad." + bad), $("opt-" + bad) || $("opt-long_meld_size"));
+      return;
+    }
+    if (Object.keys(options).length) request.options = options;
     let answer;
     try {
       const response = await fetch("api/tables", {
@@ -349,8 +405,7 @@
       answer = await response.json();
       if (!response.ok) throw new Error(answer.message || response.statusText);
     } catch (error) {
-      $("create-error").textContent = String(error.message || error);
-      $("create-error").hidden = false;
+      createError(serverWords(String(error.message || error)), null);
       return;
     }
     const entry = {
