@@ -991,20 +991,35 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
             )
             assert words["seat.away"] in wait_for(lambda a=away: page.execute_script(a), "away")
             assert words["seat.offline"] in page.execute_script(label, "seat-1")
+            # The bot's moves for the away person are marked as such in the log.
+            robot = (
+                "const m = document.querySelector('#log .move-line[data-robot][data-seat=\"0\"]');"
+                "return m && m.textContent;"
+            )
+            line = wait_for(lambda r=robot: page.execute_script(r), "a move played for seat 0", 10)
+            assert line.endswith(words["log.robot.you"]), line
         labels = page.execute_script(
             "return Array.from(document.querySelectorAll('#seats .seat')).map((s) => s.textContent)"
         )
         partner = (seat + 2) % 4
-        assert labels[partner].startswith(f"{words['seat.partner']} (seat {partner})")
-        for other in ((seat + 1) % 4, (seat + 3) % 4):
-            assert labels[other].startswith(f"{words['seat.opponent']} (seat {other})")
+        # People count seats from 1; the opponent who plays next sits on the left.
+        assert labels[partner].startswith(f"{words['seat.partner']} (seat {partner + 1})")
+        for other, side in (((seat + 1) % 4, "left"), ((seat + 3) % 4, "right")):
+            name = words[f"seat.opponent.{side}"]
+            assert labels[other].startswith(f"{name} (seat {other + 1})"), labels
         assert "bot ismcts" in labels[3] and "bot greedy" in labels[2]
         teams = page.execute_script(
             "return Array.from(document.querySelectorAll('#extra .extra-pile'))"
             ".map((e) => Number(e.dataset.team))"
         )
         assert teams == [seat % 2, 1 - seat % 2]
-    page.get(server.url + "/")
+    # Back, past seat 1 then seat 0 of the table, is the lobby again (not the table left on screen).
+    page.back()
+    page.back()
+    lobby = (
+        "return !document.getElementById('lobby').hidden && document.getElementById('table').hidden"
+    )
+    wait_for(lambda: page.execute_script(lobby), "the lobby after Back")
     wait_for(lambda: page.find_elements("css selector", "#variant option[value=italian]"), "form")
     for _ in range(20):  # the list is drawn again once the variants' titles are in
         try:

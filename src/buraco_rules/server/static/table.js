@@ -360,7 +360,7 @@
     box.textContent = "";
     for (let seat = 0; seat < players; seat++) {
       const label = document.createElement("label");
-      label.append(t("lobby.seat", { seat: seat, team: seat % 2 }) + " ");
+      label.append(t("lobby.seat", { seat: seat + 1, team: (seat % 2) + 1 }) + " ");
       const select = document.createElement("select");
       select.id = "seat-kind-" + seat;
       select.dataset.seat = String(seat);
@@ -429,7 +429,7 @@
       const item = document.createElement("li");
       item.dataset.seat = String(seat.seat);
       if (seat.kind !== "human") {
-        item.textContent = t("lobby.seat.bot", { seat: seat.seat, bot: seat.bot });
+        item.textContent = t("lobby.seat.bot", { seat: seat.seat + 1, bot: seat.bot });
       } else {
         const url = new URL(seat.link, location.href).href;
         const link = document.createElement("input");
@@ -437,7 +437,7 @@
         link.value = url;
         link.className = "link";
         link.id = "link-" + seat.seat;
-        link.setAttribute("aria-label", t("lobby.link", { seat: seat.seat }));
+        link.setAttribute("aria-label", t("lobby.link", { seat: seat.seat + 1 }));
         link.addEventListener("focus", () => link.select());
         const copy = document.createElement("button");
         copy.type = "button";
@@ -448,11 +448,11 @@
         open.href = url;
         open.target = "_blank";
         open.rel = "noopener";
-        open.textContent = t("lobby.open", { seat: seat.seat });
+        open.textContent = t("lobby.open", { seat: seat.seat + 1 });
         open.className = "play";
         open.id = "play-" + seat.seat;
         const name = document.createElement("span");
-        name.textContent = t("lobby.link", { seat: seat.seat }) + ": ";
+        name.textContent = t("lobby.link", { seat: seat.seat + 1 }) + ": ";
         item.append(name, link, " ", copy, " ", open);
       }
       list.append(item);
@@ -588,7 +588,8 @@
         return; // a bad token: retrying cannot help
       }
       setConn("closed");
-      retry = Math.min(retry + 1, 6);
+      // 0.5, 1, then every 2 s: after a long outage the page is back within 2 s of the server.
+      retry = Math.min(retry + 1, 3);
       setTimeout(connect, 250 * 2 ** retry);
     };
   }
@@ -668,6 +669,9 @@
     if (log.length && (log[log.length - 1].hand || 1) !== hand) log = [];
     if (log.some((m) => m.number === move.number)) return;
     const entry = Object.assign({}, move);
+    // A move made while the seat was away was the server's bot's, not the person's.
+    const info = message.seats && message.seats[move.seat];
+    if (info && info.away) entry.robot = true;
     if (previous && previous.number === move.number && move.action === "take") entry.pile = previous.view.discard_pile_size;
     log.push(entry);
   }
@@ -679,9 +683,9 @@
     if (words[0] === "draw") text = t("move.draw");
     else if (words[0] === "take" && words.length === 1) text = move.pile ? t("move.take.count", { cards: plural("cards", move.pile) }) : t("move.take");
     else if (words[0] === "take" && words[1] === "meld") text = t("move.take.meld", { cards: cards(words.slice(2)) });
-    else if (words[0] === "take" && words[1] === "add") text = t("move.take.add", { cards: cards(words.slice(3)), meld: words[2] });
+    else if (words[0] === "take" && words[1] === "add") text = t("move.take.add", { cards: cards(words.slice(3)), meld: Number(words[2]) + 1 });
     else if (words[0] === "meld") text = t("move.meld", { cards: cards(words.slice(1)) });
-    else if (words[0] === "add") text = t("move.add", { cards: cards(words.slice(2)), meld: words[1] });
+    else if (words[0] === "add") text = t("move.add", { cards: cards(words.slice(2)), meld: Number(words[1]) + 1 });
     else if (words[0] === "discard") text = t("move.discard", { card: cards(words.slice(1)) });
     else text = prettyAction(move.action);
     return text;
@@ -703,8 +707,10 @@
     let who;
     if (seat === mine) who = t("seat.you");
     else if (seat % 2 === mine % 2) who = t("seat.partner");
+    else if (message.seats.length === 4) who = t(seat === (mine + 1) % 4 ? "seat.opponent.left" : "seat.opponent.right");
     else who = t("seat.opponent");
-    let text = who + " (" + t("seat.n", { seat: seat }) + ")";
+    // People count from 1; the protocol's seat numbers (from 0) stay in the data attributes.
+    let text = who + " (" + t("seat.n", { seat: seat + 1 }) + ")";
     if (info.kind === "bot" && !short) text += " \u00b7 " + t("seat.bot", { bot: info.bot });
     return text;
   }
@@ -768,6 +774,10 @@
     const variant = welcome ? welcome.variant : view.rules;
     drawMelds($("melds-us"), view.melds[us], us, message, variant);
     drawMelds($("melds-them"), view.melds[them], them, message, variant);
+    // One opponent is no team: "Opponent's melds" in a game of two.
+    const themHeading = $("team-them").querySelector("h3 span[data-i18n]");
+    themHeading.dataset.i18n = message.seats.length === 2 ? "melds.them.one" : "melds.them";
+    themHeading.textContent = t(themHeading.dataset.i18n);
     const points = message.points || [0, 0];
     $("points-us").textContent = points[us] ? t("melds.points", { n: points[us] }) : "";
     $("points-them").textContent = points[them] ? t("melds.points", { n: points[them] }) : "";
@@ -891,7 +901,7 @@
         badge.setAttribute("aria-hidden", "true");
         el.append(badge);
       }
-      let label = t("meld.label", { index: index, cards: read.cards.map(cardName).join(", ") }) + "; " + t("meld." + read.kind);
+      let label = t("meld.label", { index: index + 1, cards: read.cards.map(cardName).join(", ") }) + "; " + t("meld." + read.kind);
       if (read.canasta) label += "; " + t("meld." + read.canasta);
       const name = document.createElement("span");
       name.className = "visually-hidden";
@@ -943,8 +953,33 @@
   function addTo(index) {
     if (!last || !last.legal.length || !connected()) return;
     const action = matches("add", index)[0] || matches("take-add", index)[0];
-    if (action) send(action);
-    else showMessage(t("hint.add", { meld: index }), "page-hint", "hint");
+    if (action) {
+      send(action);
+      return;
+    }
+    // Why not, from the legal moves: nothing selected; the selection fits only with more cards;
+    // or it does not fit that meld at all.
+    const chosen = selectedCards();
+    const meld = t("meld.n", { meld: index + 1 });
+    if (!chosen.length) {
+      showMessage(t("hint.add", { meld: meld }), "page-hint", "hint");
+      return;
+    }
+    const top = topCard();
+    const more = last.legal.some((legal) => {
+      const words = legal.split(" ");
+      const cards = words[0] === "add" && words[1] === String(index) ? words.slice(2)
+        : words[0] === "take" && words[1] === "add" && words[2] === String(index) ? words.slice(3) : null;
+      if (!cards) return false;
+      const pool = cards.slice();
+      return chosen.every((card) => {
+        const at = pool.indexOf(card);
+        if (at < 0) return false;
+        pool.splice(at, 1);
+        return true;
+      }) && (words[0] === "add" || cards.includes(top));
+    });
+    showMessage(t(more ? "hint.add.more" : "hint.add.none", { meld: meld, cards: prettyCards(chosen) }), "page-hint", "hint");
   }
 
   function take() {
@@ -1028,6 +1063,10 @@
       item.dataset.action = move.action;
       item.value = i + 1;
       item.textContent = t("move.line", { seat: seatName(message, move.seat, true), move: moveWords(move) });
+      if (move.robot) {
+        item.dataset.robot = "true";
+        item.textContent += " " + t(move.seat === message.seat ? "log.robot.you" : "log.robot");
+      }
       list.append(item);
     }
   }
@@ -1109,7 +1148,7 @@
     table.textContent = "";
     const items = ["table", "canastas", "going_out", "hands", "extra_pile", "total"];
     const head = document.createElement("tr");
-    for (const text of ["", t("end.team.us"), t("end.team.them")]) {
+    for (const text of [t("end.item"), t("end.team.us"), t("end.team.them")]) {
       const th = document.createElement("th");
       th.scope = "col";
       th.textContent = text;
@@ -1140,7 +1179,7 @@
       const matchTable = $("match-table");
       matchTable.textContent = "";
       const header = document.createElement("tr");
-      for (const text of ["", t("end.team.us"), t("end.running"), t("end.team.them"), t("end.running")]) {
+      for (const text of [t("end.hand"), t("end.team.us"), t("end.running"), t("end.team.them"), t("end.running")]) {
         const th = document.createElement("th");
         th.scope = "col";
         th.textContent = text;
@@ -1268,9 +1307,15 @@
       if ($("end").dataset.closed === "") $("end").dataset.closed = "person";
     });
     document.addEventListener("keydown", shortcut);
-    window.addEventListener("hashchange", () => {
-      if (new URLSearchParams(location.hash.slice(1)).get("token")) location.reload();
-    });
+    // A new seat's link, or Back/Forward to another table or to the lobby: the page starts
+    // again from the address (the lobby where it names no table).
+    const onAddress = () => {
+      const params = new URLSearchParams(location.hash.slice(1));
+      const table = params.get("table");
+      if (params.get("token") || (join ? table !== join.table : table)) location.reload();
+    };
+    window.addEventListener("hashchange", onAddress);
+    window.addEventListener("popstate", onAddress);
     join = readSeat();
     if (join) {
       $("lobby").hidden = true;
