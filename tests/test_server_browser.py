@@ -544,7 +544,10 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
         # (the tab keeps it), never in an address the browser fetched or the server logged.
         page.get(server.url + "/replay#table=" + params["table"])
         wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the record")
+        assert page.find_element("id", "step").get_attribute("data-step") == "0"  # the deal
+        page.find_element("id", "last").click()
         assert page.find_element("id", "step").get_attribute("data-step") == str(message["number"])
+        assert "primary" not in page.find_element("id", "next").get_attribute("class")
         lines = page.execute_script(
             "return Array.from(document.querySelectorAll('#log .move-line'))"
             ".map((li) => li.dataset.action).reverse();"
@@ -766,7 +769,8 @@ def test_the_replay_page_replays_a_record_as_the_engine_does(
     page.find_element("id", "file").send_keys(str(path))
     wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the replay")
     audit(page, "the replay page")
-    assert page.find_element("id", "step").get_attribute("data-step") == str(len(moves))
+    _compare_replay(page, states[0], 0)  # it opens at the deal
+    page.find_element("id", "last").click()
     _compare_replay(page, states[-1], len(moves))
     page.find_element("id", "first").click()
     for step in range(4):  # the deal, then move by move (the arrow keys step too)
@@ -799,6 +803,7 @@ def test_the_replay_page_replays_a_record_as_the_engine_does(
     page.get(server.url + "/replay")
     page.find_element("id", "file").send_keys(str(path))
     wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the match's replay")
+    page.find_element("id", "last").click()
     got = page.execute_script(
         "return {log: document.querySelectorAll('#log .move-line').length,"
         " hands: Array.from(document.querySelectorAll('#replay-scores tr[data-hand]'))"
