@@ -66,7 +66,7 @@
     return cards.slice().sort((a, b) => sortKey(a) - sortKey(b));
   }
   function pretty(card) {
-    return card === "JK" ? "\u2605" : rankOf(card) + SUITS[suitOf(card)];
+    return card === "JK" ? "JK" : rankOf(card) + SUITS[suitOf(card)]; // "JK" as on the cards
   }
   function prettyCards(cards) {
     return cards.map(pretty).join(" ");
@@ -183,11 +183,17 @@
     for (const v of Object.values(variants)) {
       const option = document.createElement("option");
       option.value = v.name;
-      option.textContent = v.title;
+      option.textContent = variantName(v.name, v.title);
       select.append(option);
     }
     select.value = "canasta-stbl";
     playerChoices();
+  }
+
+  // A variant's name as players of that language call it, else the server's title.
+  function variantName(name, title) {
+    const key = "variant." + name;
+    return t(key) === key ? title : t(key);
   }
 
   function playerChoices() {
@@ -367,7 +373,7 @@
       for (const kind of ["human", ...BOTS]) {
         const option = document.createElement("option");
         option.value = kind;
-        option.textContent = kind === "human" ? t("lobby.person") : t("lobby.bot", { bot: kind });
+        option.textContent = kind === "human" ? t("lobby.person") : (t("lobby.bot." + kind) === "lobby.bot." + kind ? t("lobby.bot", { bot: kind }) : t("lobby.bot." + kind));
         select.append(option);
       }
       select.value = old[seat] || (seat === 0 ? "human" : "greedy");
@@ -676,17 +682,20 @@
     log.push(entry);
   }
 
-  function moveWords(move) {
+  // A move in words: "move" for another seat's ("drew from the stock"), "you" for this seat's
+  // (Italian conjugates: "hai pescato"), "do" for a legal move offered ("Draw from the stock").
+  function moveWords(move, form) {
     const words = move.action.split(" ");
     const cards = (list) => prettyCards(list);
+    const k = form || "move";
     let text;
-    if (words[0] === "draw") text = t("move.draw");
-    else if (words[0] === "take" && words.length === 1) text = move.pile ? t("move.take.count", { cards: plural("cards", move.pile) }) : t("move.take");
-    else if (words[0] === "take" && words[1] === "meld") text = t("move.take.meld", { cards: cards(words.slice(2)) });
-    else if (words[0] === "take" && words[1] === "add") text = t("move.take.add", { cards: cards(words.slice(3)), meld: Number(words[2]) + 1 });
-    else if (words[0] === "meld") text = t("move.meld", { cards: cards(words.slice(1)) });
-    else if (words[0] === "add") text = t("move.add", { cards: cards(words.slice(2)), meld: Number(words[1]) + 1 });
-    else if (words[0] === "discard") text = t("move.discard", { card: cards(words.slice(1)) });
+    if (words[0] === "draw") text = t(k + ".draw");
+    else if (words[0] === "take" && words.length === 1) text = move.pile ? t(k + ".take.count", { cards: plural("cards", move.pile) }) : t(k + ".take");
+    else if (words[0] === "take" && words[1] === "meld") text = t(k + ".take.meld", { cards: cards(words.slice(2)) });
+    else if (words[0] === "take" && words[1] === "add") text = t(k + ".take.add", { cards: cards(words.slice(3)), meld: Number(words[2]) + 1 });
+    else if (words[0] === "meld") text = t(k + ".meld", { cards: cards(words.slice(1)) });
+    else if (words[0] === "add") text = t(k + ".add", { cards: cards(words.slice(2)), meld: Number(words[1]) + 1 });
+    else if (words[0] === "discard") text = t(k + ".discard", { card: cards(words.slice(1)) });
     else text = prettyAction(move.action);
     return text;
   }
@@ -1028,7 +1037,7 @@
       button.type = "button";
       button.className = "move";
       button.dataset.action = action;
-      button.textContent = prettyAction(action);
+      button.textContent = moveWords({ action: action }, "do");
       button.disabled = !mine;
       button.addEventListener("click", () => send(action));
       list.append(button);
@@ -1062,7 +1071,8 @@
       item.dataset.seat = String(move.seat);
       item.dataset.action = move.action;
       item.value = i + 1;
-      item.textContent = t("move.line", { seat: seatName(message, move.seat, true), move: moveWords(move) });
+      const mine = move.seat === message.seat;
+      item.textContent = t(mine ? "move.line.you" : "move.line", { seat: seatName(message, move.seat, true), move: moveWords(move, mine ? "you" : "move") });
       if (move.robot) {
         item.dataset.robot = "true";
         item.textContent += " " + t(move.seat === message.seat ? "log.robot.you" : "log.robot");
@@ -1257,6 +1267,9 @@
 
   function translateAll() {
     I.translatePage();
+    for (const option of $("variant").options) {
+      if (variants[option.value]) option.textContent = variantName(option.value, variants[option.value].title);
+    }
     clockChoices();
     seatChoices();
     optionChoices();
