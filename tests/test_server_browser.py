@@ -612,6 +612,9 @@ for (const card of document.querySelectorAll('.meld .card')) {
       bad.push(card.dataset.card + ' ' + part.className);
   }
 }
+for (const box of document.querySelectorAll('.melds'))  // no meld hidden in an inner scroll
+  if (box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1)
+    bad.push(box.id + ' scrolls');
 const wide = document.documentElement.scrollWidth - window.innerWidth;
 const bottoms = ['hand', 'pile', 'controls'].map((id) => document.getElementById(id)
     .getBoundingClientRect().bottom);
