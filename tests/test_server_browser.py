@@ -564,11 +564,12 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
 
 
 def _pretty(card: str) -> str:
-    """A card as the page writes it: its rank and suit symbol (a star for a joker)."""
+    """A card as the page writes it: its rank and suit symbol ("JK" for a joker, as on the
+    cards)."""
     if not card:
         return ""
     if card == "JK":
-        return "\u2605"
+        return "JK"
     return card[:-1] + {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}[card[-1]]
 
 
@@ -976,6 +977,8 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
     own team's extra pile comes first; back in the lobby, the table is listed with its links."""
     from selenium.webdriver.support.select import Select
 
+    # The form is drawn again once the server's variants are in: wait for them first.
+    wait_for(lambda: page.find_elements("id", "opt-locked_wildcards"), "the variants")
     Select(page.find_element("id", "variant")).select_by_value("buraco-fechado")
     Select(page.find_element("id", "players")).select_by_value("4")
     Select(page.find_element("id", "seat-kind-1")).select_by_value("human")

@@ -675,6 +675,15 @@
     if (log.length && (log[log.length - 1].hand || 1) !== hand) log = [];
     if (log.some((m) => m.number === move.number)) return;
     const entry = Object.assign({}, move);
+    // A new meld is written as the player reads it on the table (the wildcard where it stands),
+    // not in the notation's sorted order: the meld this move laid is its team's last one.
+    const laid = move.action.split(" ");
+    const melds = message.view && message.view.melds && message.view.melds[move.seat % 2];
+    if ((laid[0] === "meld" || (laid[0] === "take" && laid[1] === "meld")) && melds && melds.length) {
+      const newest = melds[melds.length - 1];
+      const cards = laid.slice(laid[0] === "meld" ? 1 : 2);
+      if (sameCards(cardsOf(newest), cards)) entry.shown = readMeld(newest, welcome ? welcome.variant : null).cards;
+    }
     // A move made while the seat was away was the server's bot's, not the person's.
     const info = message.seats && message.seats[move.seat];
     if (info && info.away) entry.robot = true;
@@ -691,9 +700,9 @@
     let text;
     if (words[0] === "draw") text = t(k + ".draw");
     else if (words[0] === "take" && words.length === 1) text = move.pile ? t(k + ".take.count", { cards: plural("cards", move.pile) }) : t(k + ".take");
-    else if (words[0] === "take" && words[1] === "meld") text = t(k + ".take.meld", { cards: cards(words.slice(2)) });
+    else if (words[0] === "take" && words[1] === "meld") text = t(k + ".take.meld", { cards: cards(move.shown || words.slice(2)) });
     else if (words[0] === "take" && words[1] === "add") text = t(k + ".take.add", { cards: cards(words.slice(3)), meld: Number(words[2]) + 1 });
-    else if (words[0] === "meld") text = t(k + ".meld", { cards: cards(words.slice(1)) });
+    else if (words[0] === "meld") text = t(k + ".meld", { cards: cards(move.shown || words.slice(1)) });
     else if (words[0] === "add") text = t(k + ".add", { cards: cards(words.slice(2)), meld: Number(words[1]) + 1 });
     else if (words[0] === "discard") text = t(k + ".discard", { card: cards(words.slice(1)) });
     else text = prettyAction(move.action);
