@@ -532,6 +532,12 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
     try:
         message = play_hand(page, observers, play_by_keyboard, 16, on_turn)
         end_dialog(page, message, words)
+        # The log in words, this seat's moves too: no catalogue key left untranslated.
+        texts = page.execute_script(
+            "return Array.from(document.querySelectorAll('#log .move-line'))"
+            ".map((e) => e.textContent)"
+        )
+        assert texts and not [x for x in texts if re.search(r"[a-z]\.[a-z]", x)], texts
         audit(page, "the end of a hand")
         assert state["refused"] and state["audited"] and state["restarted"] and state["reloaded"]
         viewport(page, *PHONE)  # the dialog is in view on a phone too
@@ -688,6 +694,12 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
         assert page.find_element("css selector", "#btn-draw span").text == it["btn.draw"]
         assert page.find_element("id", "log-heading").text == it["log.title"]
         first = page.find_elements("css selector", "#log .move-line")[-1].text
+        # Every log line and offered move in words: no catalogue key left untranslated.
+        texts = page.execute_script(
+            "return Array.from(document.querySelectorAll('#log .move-line, #moves .move'))"
+            ".map((e) => e.textContent)"
+        )
+        assert texts and not [x for x in texts if re.search(r"[a-z]\.[a-z]", x)], texts
         drew = (it["move.draw"], it["move.you.draw"])  # Italian conjugates: "Tu hai pescato"
         assert any(d in first for d in drew) or "scarti" in first or "calato" in first, first
         assert page.execute_script("return document.documentElement.lang") == "it"

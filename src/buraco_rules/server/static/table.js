@@ -613,7 +613,7 @@
         welcome = message;
         retry = 0;
         setConn("open");
-        $("title").textContent = t(message.match ? "title.match" : "title.hand", { title: message.title });
+        $("title").textContent = t(message.match ? "title.match" : "title.hand", { title: variantName(message.variant, message.title) });
         nextSeq = message.next_seq;
         if (Array.isArray(message.log)) log = message.log.map((m) => Object.assign({}, m));
         if (pending && pending.seq < nextSeq) pending = null; // it was played before the break
@@ -900,7 +900,7 @@
       }
       const number = document.createElement("span");
       number.className = "meld-index";
-      number.textContent = String(index);
+      number.textContent = String(index + 1); // people count from 1; data-index keeps the protocol's
       number.setAttribute("aria-hidden", "true");
       el.append(number);
       const row = document.createElement("span");
@@ -1081,7 +1081,7 @@
       item.dataset.action = move.action;
       item.value = i + 1;
       const mine = move.seat === message.seat;
-      item.textContent = t(mine ? "move.line.you" : "move.line", { seat: seatName(message, move.seat, true), move: moveWords(move, mine ? "you" : "move") });
+      item.textContent = t(mine ? "move.line.you" : "move.line", { seat: seatName(message, move.seat, true), move: moveWords(move, mine ? "move.you" : "move") });
       if (move.robot) {
         item.dataset.robot = "true";
         item.textContent += " " + t(move.seat === message.seat ? "log.robot.you" : "log.robot");
@@ -1284,7 +1284,7 @@
     optionChoices();
     drawMine();
     if ($("conn").dataset.state !== "idle") setConn($("conn").dataset.state);
-    if (welcome) $("title").textContent = t(welcome.match ? "title.match" : "title.hand", { title: welcome.title });
+    if (welcome) $("title").textContent = t(welcome.match ? "title.match" : "title.hand", { title: variantName(welcome.variant, welcome.title) });
     if (last) {
       endShown = Math.max(0, endShown - 1); // redraw the dialog's words if it is open
       const open = $("end").open;
@@ -1318,7 +1318,10 @@
       showMessage("", "");
       if (last) render(last);
     });
-    $("end-close").addEventListener("click", () => $("end").close());
+    $("end-close").addEventListener("click", () => {
+      $("end").dataset.closed = "person"; // at once: the close event comes a task later
+      $("end").close();
+    });
     $("btn-scores").addEventListener("click", () => {
       const dialog = $("end");
       dialog.dataset.closed = "";
