@@ -532,6 +532,12 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
     try:
         message = play_hand(page, observers, play_by_keyboard, 16, on_turn)
         end_dialog(page, message, words)
+        # The log in words, this seat's moves too: no catalogue key left untranslated.
+        texts = page.execute_script(
+            "return Array.from(document.querySelectorAll('#log .move-line'))"
+            ".map((e) => e.textContent)"
+        )
+        assert texts and not [x for x in texts if re.search(r"[a-z]\.[a-z]", x)], texts
         audit(page, "the end of a hand")
         assert state["refused"] and state["audited"] and state["restarted"] and state["reloaded"]
         viewport(page, *PHONE)  # the dialog is in view on a phone too
@@ -544,7 +550,10 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
         # (the tab keeps it), never in an address the browser fetched or the server logged.
         page.get(server.url + "/replay#table=" + params["table"])
         wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the record")
+        assert page.find_element("id", "step").get_attribute("data-step") == "0"  # the deal
+        page.find_element("id", "last").click()
         assert page.find_element("id", "step").get_attribute("data-step") == str(message["number"])
+        assert "primary" not in page.find_element("id", "next").get_attribute("class")
         lines = page.execute_script(
             "return Array.from(document.querySelectorAll('#log .move-line'))"
             ".map((li) => li.dataset.action).reverse();"
@@ -561,11 +570,12 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
 
 
 def _pretty(card: str) -> str:
-    """A card as the page writes it: its rank and suit symbol (a star for a joker)."""
+    """A card as the page writes it: its rank and suit symbol ("JK" for a joker, as on the
+    cards)."""
     if not card:
         return ""
     if card == "JK":
-        return "\u2605"
+        return "JK"
     return card[:-1] + {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}[card[-1]]
 
 
@@ -609,6 +619,9 @@ for (const card of document.querySelectorAll('.meld .card')) {
       bad.push(card.dataset.card + ' ' + part.className);
   }
 }
+for (const box of document.querySelectorAll('.melds'))  // no meld hidden in an inner scroll
+  if (box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1)
+    bad.push(box.id + ' scrolls');
 const wide = document.documentElement.scrollWidth - window.innerWidth;
 const bottoms = ['hand', 'pile', 'controls'].map((id) => document.getElementById(id)
     .getBoundingClientRect().bottom);
@@ -647,22 +660,20 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
     try:
         message = play_hand(page, [observer], play_by_mouse, 7, on_turn)
         assert checked["melds"] >= 6 and checked["fit"] >= 3, checked
-        # The next hand is dealt: the dialog of the hand that ended is shown, and closes by
-        # itself once this seat is to play in the new hand; where the seat starts the new hand,
-        # it stays for the person to read, who closes it ("next hand").
+        # The next hand is dealt: the dialog of the hand that ended is shown, and stays open
+        # once this seat is to play in the new hand (never taken away unread); the person
+        # closes it, and the "Scores" button opens it again during the next hand.
         dialog = """const d = document.getElementById('end');
             return [d.open, d.dataset.hands, d.dataset.closed];"""
-        dealt = min(n for n, v in observer.views.items() if v["scores"])  # the next deal
-        if br.from_data(observer.view(dealt)["view"]).current_player == 1:
-            wait_for(lambda: page.execute_script(dialog) == [False, "1", "next-hand"], "closed")
-            assert observer.view(number(page))["legal"]
-            end_figures(page, message, pt)
-        else:
-            end_dialog(page, message, pt)
-            time.sleep(0.3)  # a view of the same position does not close it
-            assert page.execute_script(dialog) == [True, "1", ""]
-            page.find_element("id", "end-close").click()
-            assert page.execute_script(dialog) == [False, "1", ""]
+        end_dialog(page, message, pt)
+        mine = "return document.getElementById('turn').className === 'mine'"
+        wait_for(lambda: page.execute_script(mine), "this seat's turn in the next hand")
+        assert page.execute_script(dialog) == [True, "1", ""]
+        page.find_element("id", "end-close").click()
+        assert page.execute_script(dialog) == [False, "1", "person"]
+        page.find_element("id", "btn-scores").click()
+        assert page.execute_script(dialog) == [True, "1", ""]
+        page.find_element("id", "end-close").click()
         # The match's first hand: its heading, and the hand-by-hand table with running totals.
         heading = page.find_element("id", "end-heading").get_attribute("textContent")
         assert heading == pt["end.title.handn"].replace("{hand}", "1")
@@ -683,7 +694,14 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
         assert page.find_element("css selector", "#btn-draw span").text == it["btn.draw"]
         assert page.find_element("id", "log-heading").text == it["log.title"]
         first = page.find_elements("css selector", "#log .move-line")[-1].text
-        assert it["move.draw"] in first or "scarti" in first or "calato" in first, first
+        # Every log line and offered move in words: no catalogue key left untranslated.
+        texts = page.execute_script(
+            "return Array.from(document.querySelectorAll('#log .move-line, #moves .move'))"
+            ".map((e) => e.textContent)"
+        )
+        assert texts and not [x for x in texts if re.search(r"[a-z]\.[a-z]", x)], texts
+        drew = (it["move.draw"], it["move.you.draw"])  # Italian conjugates: "Tu hai pescato"
+        assert any(d in first for d in drew) or "scarti" in first or "calato" in first, first
         assert page.execute_script("return document.documentElement.lang") == "it"
     finally:
         observer.close()
@@ -768,7 +786,8 @@ def test_the_replay_page_replays_a_record_as_the_engine_does(
     page.find_element("id", "file").send_keys(str(path))
     wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the replay")
     audit(page, "the replay page")
-    assert page.find_element("id", "step").get_attribute("data-step") == str(len(moves))
+    _compare_replay(page, states[0], 0)  # it opens at the deal
+    page.find_element("id", "last").click()
     _compare_replay(page, states[-1], len(moves))
     page.find_element("id", "first").click()
     for step in range(4):  # the deal, then move by move (the arrow keys step too)
@@ -801,6 +820,7 @@ def test_the_replay_page_replays_a_record_as_the_engine_does(
     page.get(server.url + "/replay")
     page.find_element("id", "file").send_keys(str(path))
     wait_for(lambda: page.find_element("id", "replay").is_displayed(), "the match's replay")
+    page.find_element("id", "last").click()
     got = page.execute_script(
         "return {log: document.querySelectorAll('#log .move-line').length,"
         " hands: Array.from(document.querySelectorAll('#replay-scores tr[data-hand]'))"
@@ -849,9 +869,20 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
     page.find_element("id", "opt-set_ranks").send_keys("Z")
     Select(page.find_element("id", "clock")).select_by_value("300")
     page.find_element("id", "create").click()
+    # The page refuses a value the engine would, in the player's words, next to the field.
     error = wait_for(lambda: page.find_element("id", "create-error").text, "the refusal")
-    assert "set_ranks" in error  # the server's 400 names the option
+    assert error == words["lobby.bad.set_ranks"] and in_view(page, "create-error")
     ranks = page.find_element("id", "opt-set_ranks")
+    assert page.switch_to.active_element == ranks and ranks.get_attribute("aria-invalid")
+    ranks.clear()
+    ranks.send_keys("ak")
+    # A value only the server refuses (minimums that fall): its 400 is shown by option name.
+    rising = page.find_element("id", "opt-opening_thresholds")
+    rising.send_keys("1000:90,2000:50")
+    page.find_element("id", "create").click()
+    refused = words["lobby.bad.opening_thresholds"]
+    wait_for(lambda: page.find_element("id", "create-error").text == refused, "the 400")
+    rising.clear()
     ranks.clear()
     ranks.send_keys("ak")
     params, url = start_table(page, "canasta-stbl")
@@ -921,8 +952,9 @@ def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> No
         "const d = document.getElementById('end');"
         "return d.open && document.getElementById('end-heading').textContent;"
     )
-    ended = wait_for(lambda: page.execute_script(heading), "the match's end", 120)
-    assert ended == words["end.title.match"]
+    # The dialog of each hand stays open (nobody closes it): its words follow the match to its end.
+    match_over = words["end.title.match"]
+    wait_for(lambda: page.execute_script(heading) == match_over, "the match's end", 120)
     request = urllib.request.Request(
         f"{server.url}/api/tables/{params['table']}/record",
         headers={"Authorization": f"Bearer {params['token']}"},
@@ -957,6 +989,8 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
     own team's extra pile comes first; back in the lobby, the table is listed with its links."""
     from selenium.webdriver.support.select import Select
 
+    # The form is drawn again once the server's variants are in: wait for them first.
+    wait_for(lambda: page.find_elements("id", "opt-locked_wildcards"), "the variants")
     Select(page.find_element("id", "variant")).select_by_value("buraco-fechado")
     Select(page.find_element("id", "players")).select_by_value("4")
     Select(page.find_element("id", "seat-kind-1")).select_by_value("human")
@@ -981,20 +1015,35 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
             )
             assert words["seat.away"] in wait_for(lambda a=away: page.execute_script(a), "away")
             assert words["seat.offline"] in page.execute_script(label, "seat-1")
+            # The bot's moves for the away person are marked as such in the log.
+            robot = (
+                "const m = document.querySelector('#log .move-line[data-robot][data-seat=\"0\"]');"
+                "return m && m.textContent;"
+            )
+            line = wait_for(lambda r=robot: page.execute_script(r), "a move played for seat 0", 10)
+            assert line.endswith(words["log.robot.you"]), line
         labels = page.execute_script(
             "return Array.from(document.querySelectorAll('#seats .seat')).map((s) => s.textContent)"
         )
         partner = (seat + 2) % 4
-        assert labels[partner].startswith(f"{words['seat.partner']} (seat {partner})")
-        for other in ((seat + 1) % 4, (seat + 3) % 4):
-            assert labels[other].startswith(f"{words['seat.opponent']} (seat {other})")
+        # People count seats from 1; the opponent who plays next sits on the left.
+        assert labels[partner].startswith(f"{words['seat.partner']} (seat {partner + 1})")
+        for other, side in (((seat + 1) % 4, "left"), ((seat + 3) % 4, "right")):
+            name = words[f"seat.opponent.{side}"]
+            assert labels[other].startswith(f"{name} (seat {other + 1})"), labels
         assert "bot ismcts" in labels[3] and "bot greedy" in labels[2]
         teams = page.execute_script(
             "return Array.from(document.querySelectorAll('#extra .extra-pile'))"
             ".map((e) => Number(e.dataset.team))"
         )
         assert teams == [seat % 2, 1 - seat % 2]
-    page.get(server.url + "/")
+    # Back, past seat 1 then seat 0 of the table, is the lobby again (not the table left on screen).
+    page.back()
+    page.back()
+    lobby = (
+        "return !document.getElementById('lobby').hidden && document.getElementById('table').hidden"
+    )
+    wait_for(lambda: page.execute_script(lobby), "the lobby after Back")
     wait_for(lambda: page.find_elements("css selector", "#variant option[value=italian]"), "form")
     for _ in range(20):  # the list is drawn again once the variants' titles are in
         try:

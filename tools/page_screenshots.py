@@ -121,7 +121,7 @@ def main() -> int:
         link = wait_for(lambda: driver.find_elements("id", "link-0"))[0].get_attribute("value")
         both(driver, args.out, "lobby")
         driver.get(link)
-        wait_for(lambda: state(driver)["number"] >= 0)
+        wait_for(lambda: state(driver)["number"] is not None)  # NaN (null) before the first view
         bot, rng = GreedyBot(), random.Random(2)
         pictured = False
         while True:

@@ -55,9 +55,9 @@
     if (w[0] === "draw") return t("move.draw");
     if (w[0] === "take" && w.length === 1) return t("move.take");
     if (w[0] === "take" && w[1] === "meld") return t("move.take.meld", { cards: prettyCards(w.slice(2)) });
-    if (w[0] === "take" && w[1] === "add") return t("move.take.add", { cards: prettyCards(w.slice(3)), meld: w[2] });
+    if (w[0] === "take" && w[1] === "add") return t("move.take.add", { cards: prettyCards(w.slice(3)), meld: Number(w[2]) + 1 });
     if (w[0] === "meld") return t("move.meld", { cards: prettyCards(w.slice(1)) });
-    if (w[0] === "add") return t("move.add", { cards: prettyCards(w.slice(2)), meld: w[1] });
+    if (w[0] === "add") return t("move.add", { cards: prettyCards(w.slice(2)), meld: Number(w[1]) + 1 });
     if (w[0] === "discard") return t("move.discard", { card: prettyCards(w.slice(1)) });
     return action;
   }
@@ -189,11 +189,11 @@
         states.push(state);
       }
     }
-    step = data.actions.length; // the end first: the finished table as it was left
+    step = 0; // the deal first: a replay is read from its start
     const from = $("from");
     from.textContent = "";
     const choices = [["above", t("replay.above")]];
-    for (let s = 0; s < data.players; s++) choices.push([String(s), t("replay.seat", { seat: s }) + (data.names && data.names[s] ? " \u00b7 " + data.names[s] : "")]);
+    for (let s = 0; s < data.players; s++) choices.push([String(s), t("replay.seat", { seat: s + 1 }) + (data.names && data.names[s] ? " \u00b7 " + data.names[s] : "")]);
     for (const [value, text] of choices) {
       const option = document.createElement("option");
       option.value = value;
@@ -262,6 +262,7 @@
     $("step").dataset.step = String(step);
     $("first").disabled = $("prev").disabled = step === 0;
     $("next").disabled = $("last").disabled = step === total;
+    $("next").classList.toggle("primary", step < total); // nothing to go forward to at the end
     const from = $("from").value;
     const box = $("position");
     box.textContent = "";
@@ -281,7 +282,7 @@
       if (state.move) {
         const lastMove = document.createElement("p");
         lastMove.id = "replay-move";
-        lastMove.textContent = t("move.line", { seat: t("replay.seat", { seat: state.move.seat }), move: moveWords(state.move.action) });
+        lastMove.textContent = t("move.line", { seat: t("replay.seat", { seat: state.move.seat + 1 }), move: moveWords(state.move.action) });
         box.prepend(lastMove);
       }
       for (let s = 0; s < record.players; s++) {
@@ -289,11 +290,11 @@
         line.className = "replay-seat";
         line.dataset.seat = String(s);
         const name = document.createElement("h3");
-        name.textContent = t("replay.seat", { seat: s }) + ": " + plural("cards", state.hands[s].length);
+        name.textContent = t("replay.seat", { seat: s + 1 }) + ": " + plural("cards", state.hands[s].length);
         line.append(name);
         if (from === "above" || Number(from) === s) {
           const hand = state.hands[s].slice().sort((a, b) => sortKey(a) - sortKey(b));
-          const row = cardsRow(hand, t("replay.seat", { seat: s }));
+          const row = cardsRow(hand, t("replay.seat", { seat: s + 1 }));
           row.dataset.cards = hand.join(" ");
           line.append(row);
         }
@@ -304,10 +305,10 @@
         melds.className = "team replay-melds";
         melds.dataset.team = String(team);
         const head = document.createElement("h3");
-        head.textContent = t("replay.melds", { team: team });
+        head.textContent = t("replay.melds", { team: team + 1 });
         melds.append(head);
         state.melds[team].forEach((meld, i) => {
-          const row = cardsRow(meld, t("meld.label", { index: i, cards: "" }).replace(/:\s*$/, ""));
+          const row = cardsRow(meld, t("meld.label", { index: i + 1, cards: "" }).replace(/:\s*$/, ""));
           row.classList.add("meld");
           row.dataset.cards = meld.join(" ");
           melds.append(row);
@@ -328,7 +329,7 @@
       const move = states[k + 1] && states[k + 1].move;
       if (move) {
         item.dataset.seat = String(move.seat);
-        item.textContent = t("move.line", { seat: t("replay.seat", { seat: move.seat }), move: moveWords(action) });
+        item.textContent = t("move.line", { seat: t("replay.seat", { seat: move.seat + 1 }), move: moveWords(action) });
       } else item.textContent = t("replay.move", { n: k + 1, move: moveWords(action) });
       log.append(item);
     }
@@ -340,7 +341,7 @@
     table.textContent = "";
     const scores = record.type === "record" ? (record.scores ? [record.scores] : []) : record.scores || [];
     const header = document.createElement("tr");
-    for (const text of ["", t("replay.team", { team: 0 }), t("replay.team", { team: 1 })]) {
+    for (const text of [t("end.hand"), t("replay.team", { team: 1 }), t("replay.team", { team: 2 })]) {
       const th = document.createElement("th");
       th.scope = "col";
       th.textContent = text;

@@ -66,7 +66,7 @@
     return cards.slice().sort((a, b) => sortKey(a) - sortKey(b));
   }
   function pretty(card) {
-    return card === "JK" ? "\u2605" : rankOf(card) + SUITS[suitOf(card)];
+    return card === "JK" ? "JK" : rankOf(card) + SUITS[suitOf(card)]; // "JK" as on the cards
   }
   function prettyCards(cards) {
     return cards.map(pretty).join(" ");
@@ -183,11 +183,17 @@
     for (const v of Object.values(variants)) {
       const option = document.createElement("option");
       option.value = v.name;
-      option.textContent = v.title;
+      option.textContent = variantName(v.name, v.title);
       select.append(option);
     }
     select.value = "canasta-stbl";
     playerChoices();
+  }
+
+  // A variant's name as players of that language call it, else the server's title.
+  function variantName(name, title) {
+    const key = "variant." + name;
+    return t(key) === key ? title : t(key);
   }
 
   function playerChoices() {
@@ -270,6 +276,57 @@
     return options;
   }
 
+  // The house rules checked as the engine checks them (RuleSet, R25-R30), so that a person
+  // reads what to change in their own language, next to the field; null when all is well, else
+  // the name of the first option refused ("long_meld" for a size without a bonus or the reverse).
+  function badOption(options) {
+    const opening = (n) => Number.isInteger(n) && (n === 0 || (n >= 15 && n <= 150));
+    for (const input of $("house-options").querySelectorAll("input")) input.removeAttribute("aria-invalid");
+    if ("minimum_opening" in options && !opening(options.minimum_opening)) return "minimum_opening";
+    if ("set_ranks" in options) {
+      const text = options.set_ranks, order = ["A", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+      const tokens = text.match(/10|[A3-9JQK]/g) || [];
+      const at = tokens.map((token) => order.indexOf(token));
+      if (!tokens.length || tokens.join("") !== text || at.some((n, i) => i > 0 && n <= at[i - 1])) return "set_ranks";
+    }
+    if ("opening_thresholds" in options) {
+      const pairs = options.opening_thresholds;
+      if (!Array.isArray(pairs) || pairs.length > 8 ||
+          pairs.some((p, i) => p[0] < 1 || p[0] > 1e9 || !opening(p[1]) || (i > 0 && p[0] <= pairs[i - 1][0]))) {
+        return "opening_thresholds";
+      }
+    }
+    const size = options.long_meld_size, bonus = options.long_meld_bonus;
+    if (size !== undefined && !(Number.isInteger(size) && size >= 8 && size <= 14)) return "long_meld_size";
+    if (bonus !== undefined && !(Number.isInteger(bonus) && bonus >= 1 && bonus <= 1e9)) return "long_meld_bonus";
+    if ((size === undefined) !== (bonus === undefined)) return "long_meld";
+    return null;
+  }
+
+  // A refusal of the server in the player's words: by the option it names where the page has
+  // words for it, else the server's message without its rule ids.
+  function serverWords(text) {
+    for (const name of Object.keys(OPTION_KINDS)) {
+      if (OPTION_KINDS[name] !== "bool" && new RegExp("\\b" + name + "\\b").test(text)) {
+        return t("lobby.bad." + (/long_meld_size.*long_meld_bonus/.test(text) ? "long_meld" : name));
+      }
+    }
+    return text.replace(/\s*\(R\d+[^)]*\)/g, "");
+  }
+
+  // The refusal under the Create button, scrolled into view, and the field to change focused.
+  function createError(words, input) {
+    const box = $("create-error");
+    box.textContent = words;
+    box.hidden = false;
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", "create-error");
+      input.focus();
+    }
+    box.scrollIntoView({ block: "nearest" });
+  }
+
   // The house rules in force at a table, read from the rules its views carry (every option is
   // off in every preset, so any that is on was chosen for this table).
   function houseRules(rules) {
@@ -309,14 +366,14 @@
     box.textContent = "";
     for (let seat = 0; seat < players; seat++) {
       const label = document.createElement("label");
-      label.append(t("lobby.seat", { seat: seat, team: seat % 2 }) + " ");
+      label.append(t("lobby.seat", { seat: seat + 1, team: (seat % 2) + 1 }) + " ");
       const select = document.createElement("select");
       select.id = "seat-kind-" + seat;
       select.dataset.seat = String(seat);
       for (const kind of ["human", ...BOTS]) {
         const option = document.createElement("option");
         option.value = kind;
-        option.textContent = kind === "human" ? t("lobby.person") : t("lobby.bot", { bot: kind });
+        option.textContent = kind === "human" ? t("lobby.person") : (t("lobby.bot." + kind) === "lobby.bot." + kind ? t("lobby.bot", { bot: kind }) : t("lobby.bot." + kind));
         select.append(option);
       }
       select.value = old[seat] || (seat === 0 ? "human" : "greedy");
@@ -336,9 +393,14 @@
     };
     const clock = $("clock").value;
     if (clock) request.turn_seconds = clock === "off" ? null : Number(clock); // else the server's default
-    const options = chosenOptions();
-    if (Object.keys(options).length) request.options = options;
     $("create-error").hidden = true;
+    const options = chosenOptions();
+    const bad = badOption(options);
+    if (bad) {
+      createError(t("lobby.bad." + bad), $("opt-" + bad) || $("opt-long_meld_size"));
+      return;
+    }
+    if (Object.keys(options).length) request.options = options;
     let answer;
     try {
       const response = await fetch("api/tables", {
@@ -349,8 +411,7 @@
       answer = await response.json();
       if (!response.ok) throw new Error(answer.message || response.statusText);
     } catch (error) {
-      $("create-error").textContent = String(error.message || error);
-      $("create-error").hidden = false;
+      createError(serverWords(String(error.message || error)), null);
       return;
     }
     const entry = {
@@ -374,7 +435,7 @@
       const item = document.createElement("li");
       item.dataset.seat = String(seat.seat);
       if (seat.kind !== "human") {
-        item.textContent = t("lobby.seat.bot", { seat: seat.seat, bot: seat.bot });
+        item.textContent = t("lobby.seat.bot", { seat: seat.seat + 1, bot: seat.bot });
       } else {
         const url = new URL(seat.link, location.href).href;
         const link = document.createElement("input");
@@ -382,7 +443,7 @@
         link.value = url;
         link.className = "link";
         link.id = "link-" + seat.seat;
-        link.setAttribute("aria-label", t("lobby.link", { seat: seat.seat }));
+        link.setAttribute("aria-label", t("lobby.link", { seat: seat.seat + 1 }));
         link.addEventListener("focus", () => link.select());
         const copy = document.createElement("button");
         copy.type = "button";
@@ -393,11 +454,11 @@
         open.href = url;
         open.target = "_blank";
         open.rel = "noopener";
-        open.textContent = t("lobby.open", { seat: seat.seat });
+        open.textContent = t("lobby.open", { seat: seat.seat + 1 });
         open.className = "play";
         open.id = "play-" + seat.seat;
         const name = document.createElement("span");
-        name.textContent = t("lobby.link", { seat: seat.seat }) + ": ";
+        name.textContent = t("lobby.link", { seat: seat.seat + 1 }) + ": ";
         item.append(name, link, " ", copy, " ", open);
       }
       list.append(item);
@@ -533,7 +594,8 @@
         return; // a bad token: retrying cannot help
       }
       setConn("closed");
-      retry = Math.min(retry + 1, 6);
+      // 0.5, 1, then every 2 s: after a long outage the page is back within 2 s of the server.
+      retry = Math.min(retry + 1, 3);
       setTimeout(connect, 250 * 2 ** retry);
     };
   }
@@ -551,7 +613,7 @@
         welcome = message;
         retry = 0;
         setConn("open");
-        $("title").textContent = t(message.match ? "title.match" : "title.hand", { title: message.title });
+        $("title").textContent = t(message.match ? "title.match" : "title.hand", { title: variantName(message.variant, message.title) });
         nextSeq = message.next_seq;
         if (Array.isArray(message.log)) log = message.log.map((m) => Object.assign({}, m));
         if (pending && pending.seq < nextSeq) pending = null; // it was played before the break
@@ -613,21 +675,36 @@
     if (log.length && (log[log.length - 1].hand || 1) !== hand) log = [];
     if (log.some((m) => m.number === move.number)) return;
     const entry = Object.assign({}, move);
+    // A new meld is written as the player reads it on the table (the wildcard where it stands),
+    // not in the notation's sorted order: the meld this move laid is its team's last one.
+    const laid = move.action.split(" ");
+    const melds = message.view && message.view.melds && message.view.melds[move.seat % 2];
+    if ((laid[0] === "meld" || (laid[0] === "take" && laid[1] === "meld")) && melds && melds.length) {
+      const newest = melds[melds.length - 1];
+      const cards = laid.slice(laid[0] === "meld" ? 1 : 2);
+      if (sameCards(cardsOf(newest), cards)) entry.shown = readMeld(newest, welcome ? welcome.variant : null).cards;
+    }
+    // A move made while the seat was away was the server's bot's, not the person's.
+    const info = message.seats && message.seats[move.seat];
+    if (info && info.away) entry.robot = true;
     if (previous && previous.number === move.number && move.action === "take") entry.pile = previous.view.discard_pile_size;
     log.push(entry);
   }
 
-  function moveWords(move) {
+  // A move in words: "move" for another seat's ("drew from the stock"), "you" for this seat's
+  // (Italian conjugates: "hai pescato"), "do" for a legal move offered ("Draw from the stock").
+  function moveWords(move, form) {
     const words = move.action.split(" ");
     const cards = (list) => prettyCards(list);
+    const k = form || "move";
     let text;
-    if (words[0] === "draw") text = t("move.draw");
-    else if (words[0] === "take" && words.length === 1) text = move.pile ? t("move.take.count", { cards: plural("cards", move.pile) }) : t("move.take");
-    else if (words[0] === "take" && words[1] === "meld") text = t("move.take.meld", { cards: cards(words.slice(2)) });
-    else if (words[0] === "take" && words[1] === "add") text = t("move.take.add", { cards: cards(words.slice(3)), meld: words[2] });
-    else if (words[0] === "meld") text = t("move.meld", { cards: cards(words.slice(1)) });
-    else if (words[0] === "add") text = t("move.add", { cards: cards(words.slice(2)), meld: words[1] });
-    else if (words[0] === "discard") text = t("move.discard", { card: cards(words.slice(1)) });
+    if (words[0] === "draw") text = t(k + ".draw");
+    else if (words[0] === "take" && words.length === 1) text = move.pile ? t(k + ".take.count", { cards: plural("cards", move.pile) }) : t(k + ".take");
+    else if (words[0] === "take" && words[1] === "meld") text = t(k + ".take.meld", { cards: cards(move.shown || words.slice(2)) });
+    else if (words[0] === "take" && words[1] === "add") text = t(k + ".take.add", { cards: cards(words.slice(3)), meld: Number(words[2]) + 1 });
+    else if (words[0] === "meld") text = t(k + ".meld", { cards: cards(move.shown || words.slice(1)) });
+    else if (words[0] === "add") text = t(k + ".add", { cards: cards(words.slice(2)), meld: Number(words[1]) + 1 });
+    else if (words[0] === "discard") text = t(k + ".discard", { card: cards(words.slice(1)) });
     else text = prettyAction(move.action);
     return text;
   }
@@ -648,8 +725,10 @@
     let who;
     if (seat === mine) who = t("seat.you");
     else if (seat % 2 === mine % 2) who = t("seat.partner");
+    else if (message.seats.length === 4) who = t(seat === (mine + 1) % 4 ? "seat.opponent.left" : "seat.opponent.right");
     else who = t("seat.opponent");
-    let text = who + " (" + t("seat.n", { seat: seat }) + ")";
+    // People count from 1; the protocol's seat numbers (from 0) stay in the data attributes.
+    let text = who + " (" + t("seat.n", { seat: seat + 1 }) + ")";
     if (info.kind === "bot" && !short) text += " \u00b7 " + t("seat.bot", { bot: info.bot });
     return text;
   }
@@ -713,6 +792,10 @@
     const variant = welcome ? welcome.variant : view.rules;
     drawMelds($("melds-us"), view.melds[us], us, message, variant);
     drawMelds($("melds-them"), view.melds[them], them, message, variant);
+    // One opponent is no team: "Opponent's melds" in a game of two.
+    const themHeading = $("team-them").querySelector("h3 span[data-i18n]");
+    themHeading.dataset.i18n = message.seats.length === 2 ? "melds.them.one" : "melds.them";
+    themHeading.textContent = t(themHeading.dataset.i18n);
     const points = message.points || [0, 0];
     $("points-us").textContent = points[us] ? t("melds.points", { n: points[us] }) : "";
     $("points-them").textContent = points[them] ? t("melds.points", { n: points[them] }) : "";
@@ -817,7 +900,7 @@
       }
       const number = document.createElement("span");
       number.className = "meld-index";
-      number.textContent = String(index);
+      number.textContent = String(index + 1); // people count from 1; data-index keeps the protocol's
       number.setAttribute("aria-hidden", "true");
       el.append(number);
       const row = document.createElement("span");
@@ -836,7 +919,7 @@
         badge.setAttribute("aria-hidden", "true");
         el.append(badge);
       }
-      let label = t("meld.label", { index: index, cards: read.cards.map(cardName).join(", ") }) + "; " + t("meld." + read.kind);
+      let label = t("meld.label", { index: index + 1, cards: read.cards.map(cardName).join(", ") }) + "; " + t("meld." + read.kind);
       if (read.canasta) label += "; " + t("meld." + read.canasta);
       const name = document.createElement("span");
       name.className = "visually-hidden";
@@ -888,8 +971,33 @@
   function addTo(index) {
     if (!last || !last.legal.length || !connected()) return;
     const action = matches("add", index)[0] || matches("take-add", index)[0];
-    if (action) send(action);
-    else showMessage(t("hint.add", { meld: index }), "page-hint", "hint");
+    if (action) {
+      send(action);
+      return;
+    }
+    // Why not, from the legal moves: nothing selected; the selection fits only with more cards;
+    // or it does not fit that meld at all.
+    const chosen = selectedCards();
+    const meld = t("meld.n", { meld: index + 1 });
+    if (!chosen.length) {
+      showMessage(t("hint.add", { meld: meld }), "page-hint", "hint");
+      return;
+    }
+    const top = topCard();
+    const more = last.legal.some((legal) => {
+      const words = legal.split(" ");
+      const cards = words[0] === "add" && words[1] === String(index) ? words.slice(2)
+        : words[0] === "take" && words[1] === "add" && words[2] === String(index) ? words.slice(3) : null;
+      if (!cards) return false;
+      const pool = cards.slice();
+      return chosen.every((card) => {
+        const at = pool.indexOf(card);
+        if (at < 0) return false;
+        pool.splice(at, 1);
+        return true;
+      }) && (words[0] === "add" || cards.includes(top));
+    });
+    showMessage(t(more ? "hint.add.more" : "hint.add.none", { meld: meld, cards: prettyCards(chosen) }), "page-hint", "hint");
   }
 
   function take() {
@@ -938,7 +1046,7 @@
       button.type = "button";
       button.className = "move";
       button.dataset.action = action;
-      button.textContent = prettyAction(action);
+      button.textContent = moveWords({ action: action }, "do");
       button.disabled = !mine;
       button.addEventListener("click", () => send(action));
       list.append(button);
@@ -972,7 +1080,12 @@
       item.dataset.seat = String(move.seat);
       item.dataset.action = move.action;
       item.value = i + 1;
-      item.textContent = t("move.line", { seat: seatName(message, move.seat, true), move: moveWords(move) });
+      const mine = move.seat === message.seat;
+      item.textContent = t(mine ? "move.line.you" : "move.line", { seat: seatName(message, move.seat, true), move: moveWords(move, mine ? "move.you" : "move") });
+      if (move.robot) {
+        item.dataset.robot = "true";
+        item.textContent += " " + t(move.seat === message.seat ? "log.robot.you" : "log.robot");
+      }
       list.append(item);
     }
   }
@@ -1029,15 +1142,9 @@
   function drawEnd(message) {
     const dialog = $("end");
     const scores = message.scores || [];
-    // A hand's dialog goes once the next hand has started and this seat is to play in it: the
-    // person need not close it, and it never stays over the hand being played.
-    if (dialog.open && message.match && !message.over && scores.length === endShown &&
-        message.number > Number(dialog.dataset.number) && message.legal.length) {
-      dialog.close();
-      dialog.dataset.closed = "next-hand";
-      const first = document.querySelector("#hand .card");
-      if (first) first.focus();
-    }
+    // The dialog stays until the person closes it (button or Esc): a score is never taken away
+    // unread, and the "Scores" button opens it again during the next hand.
+    $("btn-scores").hidden = !(message.match && scores.length);
     if (previous === null && !message.over) endShown = scores.length; // joined mid-match
     if (scores.length <= endShown) return;
     // A single hand's last view is the end; a match's is the next deal, so the hand that ended
@@ -1060,7 +1167,7 @@
     table.textContent = "";
     const items = ["table", "canastas", "going_out", "hands", "extra_pile", "total"];
     const head = document.createElement("tr");
-    for (const text of ["", t("end.team.us"), t("end.team.them")]) {
+    for (const text of [t("end.item"), t("end.team.us"), t("end.team.them")]) {
       const th = document.createElement("th");
       th.scope = "col";
       th.textContent = text;
@@ -1091,7 +1198,7 @@
       const matchTable = $("match-table");
       matchTable.textContent = "";
       const header = document.createElement("tr");
-      for (const text of ["", t("end.team.us"), t("end.running"), t("end.team.them"), t("end.running")]) {
+      for (const text of [t("end.hand"), t("end.team.us"), t("end.running"), t("end.team.them"), t("end.running")]) {
         const th = document.createElement("th");
         th.scope = "col";
         th.textContent = text;
@@ -1169,12 +1276,15 @@
 
   function translateAll() {
     I.translatePage();
+    for (const option of $("variant").options) {
+      if (variants[option.value]) option.textContent = variantName(option.value, variants[option.value].title);
+    }
     clockChoices();
     seatChoices();
     optionChoices();
     drawMine();
     if ($("conn").dataset.state !== "idle") setConn($("conn").dataset.state);
-    if (welcome) $("title").textContent = t(welcome.match ? "title.match" : "title.hand", { title: welcome.title });
+    if (welcome) $("title").textContent = t(welcome.match ? "title.match" : "title.hand", { title: variantName(welcome.variant, welcome.title) });
     if (last) {
       endShown = Math.max(0, endShown - 1); // redraw the dialog's words if it is open
       const open = $("end").open;
@@ -1208,11 +1318,29 @@
       showMessage("", "");
       if (last) render(last);
     });
-    $("end-close").addEventListener("click", () => $("end").close());
-    document.addEventListener("keydown", shortcut);
-    window.addEventListener("hashchange", () => {
-      if (new URLSearchParams(location.hash.slice(1)).get("token")) location.reload();
+    $("end-close").addEventListener("click", () => {
+      $("end").dataset.closed = "person"; // at once: the close event comes a task later
+      $("end").close();
     });
+    $("btn-scores").addEventListener("click", () => {
+      const dialog = $("end");
+      dialog.dataset.closed = "";
+      if (!dialog.open) dialog.showModal();
+      $("end-close").focus();
+    });
+    $("end").addEventListener("close", () => {
+      if ($("end").dataset.closed === "") $("end").dataset.closed = "person";
+    });
+    document.addEventListener("keydown", shortcut);
+    // A new seat's link, or Back/Forward to another table or to the lobby: the page starts
+    // again from the address (the lobby where it names no table).
+    const onAddress = () => {
+      const params = new URLSearchParams(location.hash.slice(1));
+      const table = params.get("table");
+      if (params.get("token") || (join ? table !== join.table : table)) location.reload();
+    };
+    window.addEventListener("hashchange", onAddress);
+    window.addEventListener("popstate", onAddress);
     join = readSeat();
     if (join) {
       $("lobby").hidden = true;
