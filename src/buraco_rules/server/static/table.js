@@ -23,6 +23,7 @@
     opening_thresholds: "pairs",
     long_meld_size: "int",
     long_meld_bonus: "int",
+    take_both_extra_piles: "bool",
   };
   // Variants whose pile is taken whole, without a meld (R11): taking it "with naturals only"
   // means nothing there, and the server refuses that option.
@@ -340,6 +341,7 @@
     if (Array.isArray(rules.opening_thresholds) && rules.opening_thresholds.length) {
       found.push(t("house.opening_thresholds", { pairs: rules.opening_thresholds.map((p) => p[0] + ": " + p[1]).join(", ") }));
     }
+    if (rules.take_both_extra_piles) found.push(t("house.take_both_extra_piles"));
     if (rules.long_meld_size > 0) found.push(t("house.long_meld", { size: rules.long_meld_size, bonus: rules.long_meld_bonus }));
     return found;
   }
