@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +93,14 @@ class ServerProcess:
         with urllib.request.urlopen(post, timeout=10) as answer:
             result: dict[str, Any] = json.loads(answer.read())
             return result
+
+    def health(self) -> tuple[int, dict[str, Any]]:
+        """``GET /api/health``: its status and its JSON, a 503 included."""
+        try:
+            with urllib.request.urlopen(self.url + "/api/health", timeout=10) as answer:
+                return answer.status, dict(json.loads(answer.read()))
+        except urllib.error.HTTPError as refused:
+            return refused.code, dict(json.loads(refused.read()))
 
 
 @contextlib.contextmanager

@@ -342,6 +342,8 @@ def test_postgresql_restarted_mid_game_refuses_moves_clearly_then_plays_on(
                 await asyncio.to_thread(pg_cluster.stop, "immediate")
                 answer = await answer_to(seq, action)
                 assert answer["code"] == "storage-failed", answer
+                down = await asyncio.to_thread(server.health)  # a monitor sees the outage
+                assert down == (503, {**down[1], "ok": False, "code": "storage-failed"}), down
                 notices = [m["notice"] for m in seen if m["type"] == "view" and m["notice"]]
                 assert notices and notices[-1]["code"] == "storage-failed"
                 await asyncio.to_thread(pg_cluster.start)
@@ -349,6 +351,8 @@ def test_postgresql_restarted_mid_game_refuses_moves_clearly_then_plays_on(
                     answer = await answer_to(seq, action)
                     if answer["type"] == "accepted":
                         client.accepted[seq] = action
+                        up = await asyncio.to_thread(server.health)
+                        assert up[0] == 200 and up[1]["ok"] is True, up
                         return
                     assert answer["code"] == "storage-failed", answer
                     await asyncio.sleep(0.1)

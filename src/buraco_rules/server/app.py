@@ -150,10 +150,11 @@ def create_app(
         # Counts only: which tables were set aside, and why, is in the log and in
         # ``buraco-rules tables``, for the operator (a reason may name a card).
         counts = {"unfinished": len(hub.going), "set_aside": len(hub.set_aside)}
-        # A store that can lose its file (SQLite's: a folder removed under it) says so here,
-        # so that a monitor sees a server that stores nothing any more.
+        # A store that can lose its file (SQLite's: a folder removed under it) or its database
+        # (PostgreSQL's: down) says so here, so that a monitor sees a server that stores nothing
+        # any more; asked in a thread, since PostgreSQL's answer takes a round trip.
         failure = getattr(hub.store, "failure", None)
-        if callable(failure) and failure() is not None:
+        if callable(failure) and await asyncio.to_thread(failure) is not None:
             return JSONResponse({"ok": False, "code": "storage-failed", **counts}, 503)
         return JSONResponse({"ok": True, **counts})
 

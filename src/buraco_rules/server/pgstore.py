@@ -180,9 +180,8 @@ def lease_key(table_id: str, buckets: int | None = None) -> tuple[int, int]:
 
 
 def _connect(url: str, role: str, **options: Any) -> psycopg.Connection[Any]:
-    return psycopg.connect(
-        url, autocommit=True, connect_timeout=5, application_name=f"buraco-{role}", **options
-    )
+    options.setdefault("connect_timeout", 5)
+    return psycopg.connect(url, autocommit=True, application_name=f"buraco-{role}", **options)
 
 
 def _upgrade(db: psycopg.Connection[Any]) -> None:
@@ -243,6 +242,17 @@ class PostgresStore:
         """The database's schema version (:data:`SCHEMA_VERSION` once the store is open)."""
         row = self._reader().execute("SELECT version FROM schema_version").fetchone()
         return 0 if row is None else int(row[0])
+
+    def failure(self) -> str | None:
+        """Why the store cannot write now (the database does not answer), or None when it
+        answers: checked on a connection of its own (so that a monitor's check never waits
+        behind the store's reads), given two seconds. Blocking: call it off the event loop."""
+        try:
+            with _connect(self.url, "health", connect_timeout=2) as db:
+                db.execute("SELECT 1")
+        except psycopg.Error as error:
+            return f"the PostgreSQL database does not answer ({type(error).__name__})"
+        return None
 
     def _reader(self) -> psycopg.Connection[Any]:
         if self._db.closed or self._db.broken:
