@@ -161,6 +161,21 @@ def play_game(
     )
 
 
+def _table(rules: RuleSet | str, players: int | None) -> tuple[RuleSet, int]:
+    """The rule set (a variant's name read) and the number of players (its default when None)
+    that :func:`play_match` and :func:`simulate` play, checked: a ``ValueError`` otherwise."""
+    if isinstance(rules, str):
+        rules = variants.get(rules)
+    if not isinstance(rules, RuleSet):
+        raise ValueError(f"rules must be a RuleSet or a variant name, not {rules!r}")
+    if players is None:
+        players = rules.default_players
+    if type(players) is not int or players not in rules.player_counts:
+        counts = " or ".join(map(str, rules.player_counts))
+        raise ValueError(f"{rules.title} is played by {counts} players, not {players!r}")
+    return rules, players
+
+
 def play_match(
     rules: RuleSet | str,
     players: int | None = None,
@@ -174,15 +189,7 @@ def play_match(
     seat, as :func:`simulate` takes them), dealt from ``seed``, until a team wins or after
     ``max_hands`` hands; ``on_hand(match)`` is called after each hand. The bots draw from one
     ``random.Random(seed)``. Bad arguments are a ``ValueError``."""
-    if isinstance(rules, str):
-        rules = variants.get(rules)
-    if not isinstance(rules, RuleSet):
-        raise ValueError(f"rules must be a RuleSet or a variant name, not {rules!r}")
-    if players is None:
-        players = rules.default_players
-    if type(players) is not int or players not in rules.player_counts:
-        counts = " or ".join(map(str, rules.player_counts))
-        raise ValueError(f"{rules.title} is played by {counts} players, not {players!r}")
+    rules, players = _table(rules, players)
     if type(max_hands) is not int or max_hands < 1:
         raise ValueError(f"max_hands must be a positive whole number, not {max_hands!r}")
     seated = [_make_bot(spec) for spec in seat_bots(bots, players)]
@@ -404,15 +411,7 @@ def simulate(
     submitted in chunks of ``chunk_size``; the results do not depend on it or on the executor.
     ``progress(done, total)`` is called as games finish. Bad arguments are a ``ValueError``.
     """
-    if isinstance(rules, str):
-        rules = variants.get(rules)
-    if not isinstance(rules, RuleSet):
-        raise ValueError(f"rules must be a RuleSet or a variant name, not {rules!r}")
-    if players is None:
-        players = rules.default_players
-    if type(players) is not int or players not in rules.player_counts:
-        counts = " or ".join(map(str, rules.player_counts))
-        raise ValueError(f"{rules.title} is played by {counts} players, not {players!r}")
+    rules, players = _table(rules, players)
     if type(games) is not int or games < 1:
         raise ValueError(f"games must be a positive whole number, not {games!r}")
     if type(seed) is not int:
