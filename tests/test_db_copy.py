@@ -155,3 +155,17 @@ def test_a_copied_move_number_still_guards_the_table(tmp_path: Path, pg_url: str
         assert outcome is not None and is_conflict(outcome)
     finally:
         target.close()
+
+
+def test_a_password_not_percent_encoded_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A password holding '/' unencoded spills into the URL's port and database name, which an
+    error line would quote: the URL is refused before any connection, naming none of it."""
+    path = tmp_path / "buraco.sqlite"
+    sqlite_store(path)
+    target = "postgresql://postgres:se/kritPW@127.0.0.1:1/buraco"
+    assert main(["db", "copy", "--from", str(path), "--to", target]) == 2
+    err = capsys.readouterr().err
+    assert "percent-encode" in err and err.count("\n") == 1
+    assert "kritPW" not in err and "se/" not in err and '"se"' not in err

@@ -219,6 +219,13 @@ class PostgresStore:
         self.url = url
         self.label = f"the PostgreSQL database {_database_name(url)}"
         """The database named for a log line: never its URL, which may carry a password."""
+        if not _plainly_spelled(url):
+            # A password holding '/', '@' or ':' unencoded spills into the host, port or
+            # database name, which an error line would then quote: refuse it unread.
+            raise StoreError(
+                "cannot read the postgresql:// URL: percent-encode '/', '@' and ':' in its"
+                " password (or give the password in PGPASSWORD or a .pgpass file)"
+            )
         try:
             self._db = _connect(url, "store")
             _upgrade(self._db)
@@ -573,10 +580,21 @@ def _notifying(
 
 
 def _database_name(url: str) -> str:
-    try:
-        return str(psycopg.conninfo.conninfo_to_dict(url).get("dbname") or "(default)")
-    except psycopg.Error:
+    if not _plainly_spelled(url):
         return "(unreadable URL)"
+    return str(psycopg.conninfo.conninfo_to_dict(url).get("dbname") or "(default)")
+
+
+def _plainly_spelled(url: str) -> bool:
+    """Whether the URL reads as it was meant: a port of digits, a database name without '@',
+    '/' or ':' (what an unencoded password's characters turn into when they spill over)."""
+    try:
+        parts = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.Error:
+        return False
+    ports = str(parts.get("port") or "").split(",")
+    name = str(parts.get("dbname") or "")
+    return all(p == "" or p.isdigit() for p in ports) and not any(c in name for c in "@/:")
 
 
 def _one_line(error: BaseException) -> str:
