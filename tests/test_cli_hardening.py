@@ -350,3 +350,28 @@ def test_the_dev_extra_holds_what_mypy_strict_src_imports() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     dev = " ".join(project["project"]["optional-dependencies"]["dev"])
     assert "rich" in dev and "mypy" in dev
+
+
+def test_tables_prints_a_path_and_table_ids_without_their_control_characters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``buraco-rules tables`` prints the path it was given and the ids a hand-edited database
+    holds: escaped, so that neither can drive the operator's terminal."""
+    import sqlite3
+
+    pytest.importorskip("starlette")
+    from buraco_rules.server.store import TableStore
+
+    assert main(["tables", "--db", str(tmp_path / "no\x1b[2Jsuch.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b" in err
+    path = tmp_path / "edited.sqlite"
+    TableStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO tables (id, created, start, seats) VALUES (?, 0, 'x', '[]')",
+            ("evil\x1b]0;owned\x07",),
+        )
+    assert main(["tables", "--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "evil\\x1b" in out

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bots.names import MAX_PLAYOUTS, MAX_SECONDS, bot_from_name
 from ..core.quoting import describe
+from ..play.rendering import escape
 
 if TYPE_CHECKING:
     from ..server.stores import Store
@@ -273,13 +274,16 @@ def run(args: argparse.Namespace) -> int:
     try:  # opened here, so that a database the server cannot use is one line and exit 2
         store = open_store(args.db, exclusive=True)
     except StoreError as error:
-        print(f"buraco-rules serve: {error}", file=sys.stderr)
+        print(f"buraco-rules serve: {escape(str(error))}", file=sys.stderr)
         return 2
     label = store.label
     if args.workers > 1:
         store.close()  # each worker opens its own (after the fork: no connection is shared)
         return _supervise(args, label)
-    print(f"buraco-rules: serving on http://{args.host}:{args.port}/ (tables in {label})")
+    print(
+        f"buraco-rules: serving on http://{escape(args.host)}:{args.port}/ "
+        f"(tables in {escape(label)})"
+    )
     sys.stdout.flush()
     from ..server import gcpolicy
 
@@ -368,8 +372,8 @@ def _supervise(args: argparse.Namespace, label: str) -> int:
         return 2
     listener.listen(options["backlog"])
     print(
-        f"buraco-rules: serving on http://{args.host}:{args.port}/ with {args.workers} workers "
-        f"(tables in {label})"
+        f"buraco-rules: serving on http://{escape(args.host)}:{args.port}/ with {args.workers} "
+        f"workers (tables in {escape(label)})"
     )
     sys.stdout.flush()
     stopping = False

@@ -13,6 +13,8 @@ import sys
 import time
 from typing import Any
 
+from ..play.rendering import escape
+
 __all__ = ["add_parser", "run"]
 
 _STATES = {0: "playing", 1: "over", 2: "expired"}
@@ -44,13 +46,15 @@ def run(args: argparse.Namespace) -> int:
     from ..server.stores import is_postgres_url, open_store
     from ..server.thinking import one_line
 
+    # The path given and the table ids of a hand-edited database are printed escaped.
+
     if not is_postgres_url(args.db) and not Path(args.db).is_file():
-        print(f"buraco-rules tables: no database {args.db}", file=sys.stderr)
+        print(f"buraco-rules tables: no database {escape(args.db)}", file=sys.stderr)
         return 2
     try:
         store = open_store(args.db)
     except StoreError as error:
-        print(f"buraco-rules tables: {error}", file=sys.stderr)
+        print(f"buraco-rules tables: {escape(str(error))}", file=sys.stderr)
         return 2
     try:
         print(f"{'table':<18} {'state':<10} {'moves':>6} {'age':>8}")
@@ -64,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
                 except (Exception, sqlite3.Error) as error:  # what the server sets aside
                     state = f"set aside: {one_line(error)}"
             age = _age(time.time() - created)
-            print(f"{table_id:<18} {state:<10} {moves:>6} {age:>8}")
+            print(f"{escape(table_id):<18} {state:<10} {moves:>6} {age:>8}")
     finally:
         store.close()
     return 0
