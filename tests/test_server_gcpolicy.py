@@ -4,6 +4,7 @@ tool that measures both (docs/performance.md, the server under load). No timing 
 from __future__ import annotations
 
 import gc
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -28,12 +29,14 @@ def python_collector() -> Iterator[None]:
     gc.set_threshold(*thresholds)
 
 
-def test_tune_for_server_freezes_what_is_alive_and_raises_the_thresholds(
+def test_tune_for_server_freezes_what_is_alive_and_sets_the_server_thresholds(
     python_collector: None,
 ) -> None:
     kept = [[n] for n in range(1000)]  # tracked objects alive at the call
     gcpolicy.tune_for_server()
     assert gc.get_threshold() == gcpolicy.SERVER_THRESHOLDS
+    young, middle, _ = gcpolicy.SERVER_THRESHOLDS
+    assert middle == 1 and young < 700  # short young pauses, survivors promoted at once
     assert gc.get_freeze_count() >= len(kept)
     assert all(gc.is_tracked(x) for x in kept)  # frozen, not forgotten: refcounting still frees
 
@@ -88,6 +91,7 @@ def test_load_tool_with_think_ends_by_itself_and_prints_its_table(tmp_path: Path
     run = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "load_server.py"), "--tables", "2"]
         + ["--think", "0.01", "0.05", "--warmup", "0.5", "--duration", "1.5", "--gc-log"]
+        + ["--gc", "400,2,9000"]
         + ["--json", str(out)],
         capture_output=True,
         text=True,
@@ -97,4 +101,15 @@ def test_load_tool_with_think_ends_by_itself_and_prints_its_table(tmp_path: Path
     rows = [line for line in run.stdout.splitlines() if line.startswith("| 2 |")]
     assert len(rows) == 1, run.stdout
     assert "Traceback" not in run.stderr
-    assert out.exists()
+    (figures,) = json.loads(out.read_text())["runs"]
+    assert figures["gc_thresholds"] == [400, 2, 9000]  # the server ran with the ones asked for
+
+
+def test_load_tool_refuses_thresholds_that_are_not_three_counts() -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "load_server.py"), "--gc", "500,1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2 and "T0,T1,T2" in run.stderr and "Traceback" not in run.stderr

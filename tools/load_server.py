@@ -55,8 +55,10 @@ from buraco_rules.cli import main
 pauses_file, policy = sys.argv[1], sys.argv[2]
 if policy == "python":
     gcpolicy.tune_for_server = lambda *args, **kwargs: None
-else:
-    gcpolicy.tune_for_server()
+elif policy != "server":  # thresholds to try, "T0,T1,T2": what serve's own call will set
+    tune, thresholds = gcpolicy.tune_for_server, tuple(int(t) for t in policy.split(","))
+    gcpolicy.tune_for_server = lambda *args, **kwargs: tune(thresholds)
+gcpolicy.tune_for_server()
 log = gcpolicy.PauseLog()
 if pauses_file:
     log.start()
@@ -68,6 +70,15 @@ if pauses_file:
     atexit.register(dump)
 sys.exit(main(sys.argv[3:]))
 """
+
+
+def _gc_policy(text: str) -> str:
+    if text in ("server", "python"):
+        return text
+    parts = text.split(",")
+    if len(parts) != 3 or not all(p.isdigit() and 0 < int(p) < 10**9 for p in parts):
+        raise argparse.ArgumentTypeError("server, python, or three thresholds T0,T1,T2")
+    return text
 
 
 def free_port() -> int:
@@ -334,6 +345,7 @@ def run(tables: int, args: argparse.Namespace) -> dict[str, Any]:
         figures["gc_cpu_seconds"] = sum(c for _, _, _, c in window)
         figures["gc_young_max_ms"] = 1000 * max((s for _, g, s, _ in window if g < 2), default=0.0)
         figures["tracked_at_exit"] = gc_data["tracked"]
+        figures["gc_thresholds"] = gc_data["thresholds"]
         figures["series_gc"] = window
     figures["series_latency"] = [(at - cpu0["at"], x) for at, x in timed]
     return figures
@@ -379,9 +391,10 @@ def main() -> int:
     parser.add_argument("--gc-log", action="store_true", help="time the server's collections")
     parser.add_argument(
         "--gc",
-        choices=("server", "python"),
+        type=_gc_policy,
         default="server",
-        help="the server's collector settings: gcpolicy's (default) or Python's",
+        help="the server's collector settings: gcpolicy's (default), Python's, or thresholds "
+        "to try with gcpolicy's freeze, as T0,T1,T2",
     )
     parser.add_argument(
         "--serve-arg", action="append", default=[], help="one more argument for serve"

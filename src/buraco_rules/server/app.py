@@ -286,10 +286,13 @@ class _Client:
 
     async def _frame(self, timeout: float | None) -> str | None:
         """The next text frame, or None when the client has gone."""
-        try:
-            message = await asyncio.wait_for(self.websocket.receive(), timeout)
-        except TimeoutError:
-            raise ProtocolError("join-timeout", "no join in time", close=True) from None
+        if timeout is None:  # joined: no deadline, and no wrapper coroutine and timer a frame
+            message = await self.websocket.receive()
+        else:
+            try:
+                message = await asyncio.wait_for(self.websocket.receive(), timeout)
+            except TimeoutError:
+                raise ProtocolError("join-timeout", "no join in time", close=True) from None
         if message["type"] == "websocket.disconnect":
             return None
         self._spend()

@@ -19,14 +19,22 @@ from typing import Final
 
 __all__ = ["SERVER_THRESHOLDS", "PauseLog", "tune_for_server"]
 
-SERVER_THRESHOLDS: Final = (5_000, 10, 1000)
-"""The collector's thresholds for a server (Python's are 700, 10, 10): a young collection per
-50,000 net new tracked objects (a pause of a few milliseconds, as rare as a cache fills), and a
-full one at most once per 100 middle ones, that is once per 100 million net new objects; a
-full collection also needs a quarter of the old generation to be new since the last (Python's
-own rule). The cycles a server makes (a closed connection's objects, an exception's traceback)
-are found by the young collections, so memory stays bounded; only cycles that live long wait
-for a full collection."""
+SERVER_THRESHOLDS: Final = (500, 1, 50_000)
+"""The collector's thresholds for a server (Python's are 700, 10, 10). A young collection
+walks what is young and still alive; under load that is every table's latest state and the
+coroutines of every connection a message woke since the last one, so its pause grows with the
+time between collections, and Python counts that time in *net* new objects: a move that makes
+a state and frees the last one adds few, so the young generation can grow for a second before
+one starts. A small first threshold keeps each young collection short (a few milliseconds at
+2,000 tables), and a middle collection after every young one promotes what survives at once,
+so that no middle collection walks seconds' worth of survivors (measured in
+docs/performance.md: at 2,000 tables, 5,000 and 10 gave young pauses of 50 ms and middle ones
+of 130 ms, this policy 2 and 8 ms, with less collector time in all). What is promoted is only
+walked again by a full collection, at most once per 50,000 middle ones (a few hours of a busy
+server) and only once a quarter of the old generation is new (Python's own rule): a pause of
+some hundreds of milliseconds at 2,000 tables, that rare. The cycles a server makes (a closed
+connection's objects, an exception's traceback) die young and are found by the young
+collections, so memory stays bounded; only cycles that live long wait for a full one."""
 
 
 def tune_for_server(thresholds: tuple[int, int, int] = SERVER_THRESHOLDS) -> None:

@@ -20,6 +20,11 @@ what they lack for a server facing strangers.
 - **A short close.** After the server closes a WebSocket, Uvicorn waits 10 s for the client's
   answer; :class:`QuickCloseWebSocketProtocol` waits ``close_timeout`` (1 s), so a connection
   that never joins is gone a second after the join timeout, not ten.
+- **Spread keepalive pings.** Uvicorn pings each WebSocket every ``ws_ping_interval`` seconds
+  from its opening, so connections opened together (every client reconnecting after a restart,
+  a load test) ping together for good: at 2,000 tables, 4,000 pings and pongs in one burst
+  stalled every table for half a second every 20 s. Here each ping comes after a random share
+  (half to all) of the interval, so such bursts spread out within a few pings.
 
 These subclass Uvicorn's own protocols (``uvicorn.protocols``), which is why this module is
 imported only by the command; the tests run them in real server processes.
@@ -31,6 +36,7 @@ import asyncio
 import ipaddress
 import json
 import logging
+import random
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final
@@ -257,6 +263,17 @@ class QuickCloseWebSocketProtocol(WebSocketsSansIOProtocol):
             self.addresses.leave(self.counted)
             self.counted = None
         super().connection_lost(exc)
+
+    def schedule_ping(self) -> None:
+        """The next keepalive ping after a random half to all of the interval (less the last
+        round trip, as Uvicorn's), so that connections opened together do not ping together."""
+        interval = self.ping_interval or 0.0
+        delay = max(0.0, interval * _PING_SPREAD.uniform(0.5, 1.0) - self.last_ping_rtt)
+        self.ping_timer = self.loop.call_later(delay, self.send_keepalive_ping)
+
+
+_PING_SPREAD: Final = random.Random()
+"""The keepalive pings' spread: timing only, nothing of a game (seeded from the system)."""
 
 
 def limited_protocols(
