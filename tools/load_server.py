@@ -132,7 +132,9 @@ class Seat:
             from buraco_rules.bots import GreedyBot
 
             bot = GreedyBot()
-        async with connect(self.url, max_size=2**20, open_timeout=60) as ws:
+        # No keepalive pings, as a browser sends none: the library's would come from every
+        # client at once, every 20 s, and be measured as the server's stalls.
+        async with connect(self.url, max_size=2**20, open_timeout=60, ping_interval=None) as ws:
             await ws.send(json.dumps({"type": "join", "token": self.token, "table": self.table}))
             async for frame in ws:
                 message = json.loads(frame)
