@@ -193,11 +193,12 @@ def add_parser(commands: Any) -> None:
         "(default 24; 0: never)",
     )
     parser.add_argument(
-        "--search-threads",
+        "--search-processes",
         type=int,
         default=1,
         metavar="N",
-        help="search-bot decisions thought at once for the whole server (default 1)",
+        help="search-bot decisions thought at once for the whole server, each in a process "
+        "of its own (default 1)",
     )
     parser.set_defaults(run=run, parser=parser)
 
@@ -252,8 +253,8 @@ def run(args: argparse.Namespace) -> int:
             ipaddress.ip_network(proxy, strict=False)
         except ValueError:
             args.parser.error(f"--proxy takes an IP address or network, not {describe(proxy)}")
-    if args.max_tables_per_client < 1 or args.search_threads < 1:
-        args.parser.error("--max-tables-per-client and --search-threads must be above 0")
+    if args.max_tables_per_client < 1 or args.search_processes < 1:
+        args.parser.error("--max-tables-per-client and --search-processes must be above 0")
     if args.turn_seconds < 0 or not 0 <= args.expire_after < 1e6:
         args.parser.error("--turn-seconds and --expire-after must be 0 or more")
     if args.search_budget is not None:
@@ -311,7 +312,7 @@ def _app(args: argparse.Namespace, store: str | Store) -> Any:
         max_tables_per_client=args.max_tables_per_client,
         turn_seconds=args.turn_seconds or None,
         expire_after=args.expire_after * 3600 or None,
-        search_threads=args.search_threads,
+        search_processes=args.search_processes,
     )
 
 

@@ -78,7 +78,7 @@ def create_app(
     max_tables_per_client: int = 20,
     turn_seconds: int | None = DEFAULT_TURN_SECONDS,
     expire_after: float | None = 24 * 3600.0,
-    search_threads: int = 1,
+    search_processes: int = 1,
     decision_seconds: float | None = 1.0,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
@@ -92,7 +92,7 @@ def create_app(
     ``app.state.hub`` once the application has started (its lifespan reloads every unfinished
     table). ``db`` may also be a store already open (``buraco-rules serve`` opens it first, to
     refuse a database it cannot use before serving); the application closes it when it stops.
-    ``max_tables_per_client``, ``turn_seconds``, ``expire_after``, ``search_threads`` and
+    ``max_tables_per_client``, ``turn_seconds``, ``expire_after``, ``search_processes`` and
     ``decision_seconds`` are the hub's (:class:`~buraco_rules.server.tables.TableHub`).
 
     Closed to abuse (:mod:`buraco_rules.server.guard`): one client address may create
@@ -114,7 +114,7 @@ def create_app(
             max_tables=max_tables,
             max_tables_per_client=max_tables_per_client,
             search_budget=search_budget,
-            search_threads=search_threads,
+            search_processes=search_processes,
             decision_seconds=decision_seconds,
             turn_seconds=turn_seconds,
             expire_after=expire_after,

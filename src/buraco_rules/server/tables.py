@@ -348,9 +348,10 @@ class TableHub:
     thinking budget of every search bot seated (MonteCarloBot, ISMCTSBot), as a bot's name
     carries it: ``"0.25s"`` (CPU seconds a decision) or ``"200"`` (sampled deals a decision);
     None leaves them at their defaults. It is the server's to set, not a player's (a player
-    names the bot only), and a bad one is a ``ValueError`` here; ``search_threads`` search
-    decisions run at once, whatever the number of tables (the others wait their turn), and none
-    takes more than ``decision_seconds`` of CPU (None: no cap beyond the budget).
+    names the bot only), and a bad one is a ``ValueError`` here; ``search_processes`` search
+    decisions run at once, each in a process of the pool, whatever the number of tables (the
+    others wait their turn), and none takes more than ``decision_seconds`` of CPU (None: no cap
+    beyond the budget).
 
     ``turn_seconds`` is the turn clock of a table with two human seats or more whose request
     names none (None: no clock); a table with one human seat has none unless asked.
@@ -366,7 +367,7 @@ class TableHub:
         max_tables: int = 1000,
         max_tables_per_client: int = 20,
         search_budget: object = None,
-        search_threads: int = 1,
+        search_processes: int = 1,
         decision_seconds: float | None = 1.0,
         turn_seconds: int | None = DEFAULT_TURN_SECONDS,
         expire_after: float | None = 24 * 3600.0,
@@ -393,7 +394,7 @@ class TableHub:
         :data:`FINISHED_KEPT`): a seat that comes back is served without a replay."""
         self.set_aside: dict[str, str] = {}
         """The tables that could not be loaded, each with the reason (see the log)."""
-        self.pool = ThinkingPool(search_threads)
+        self.pool = ThinkingPool(search_processes)
         self._away_bot = GreedyBot()
         self._tasks: set[asyncio.Task[None]] = set()
         self._expiry: asyncio.Task[None] | None = None
@@ -1124,9 +1125,9 @@ class TableHub:
         name = table.seats[seat].bot_name
         if name not in SEARCH_BOTS:
             return bot.choose(seen, table.rng)
-        # Slow: in the pool of a few threads, so that the loop serves other tables and no
+        # Slow: in the pool's few processes, so that the loop serves other tables and no
         # number of search bots takes more than the pool's share of the machine.
-        return await self.pool.run(bot.choose, seen, table.rng)
+        return await self.pool.decide(bot, seen, table.rng)
 
 
 def _needs_driver(table: Table) -> bool:

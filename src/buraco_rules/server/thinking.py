@@ -1,46 +1,98 @@
-"""Where the server's bots think: a bounded pool for the search bots, and the pause before a
-failed bot move is tried again.
+"""Where the server's bots think: a bounded pool of processes for the search bots, and the pause
+before a failed bot move is tried again.
 
 A search bot (MonteCarloBot, ISMCTSBot) spends a whole budget of CPU on each decision. The
-pool runs at most ``threads`` such decisions at once for the whole server, whatever the number
-of tables; the others wait their turn on the event loop, which goes on serving every table.
+pool runs at most ``processes`` such decisions at once for the whole server, whatever the
+number of tables; the others wait their turn on the event loop, which goes on serving every
+table. Each decision runs in a process of its own, at a lower priority than the server's, so
+that it neither holds the event loop's interpreter lock nor takes a core the server needs:
+with threads, a flood of search-bot tables slowed every other table's moves five-fold
+(docs/performance.md).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Final, TypeVar
+import contextlib
+import multiprocessing
+import os
+import random
+import signal
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Final
 
-__all__ = ["MAX_BACKOFF", "Backoff", "ThinkingPool", "one_line"]
+if TYPE_CHECKING:
+    from ..bots import Bot
+    from ..core.actions import Action
+    from ..hidden.views import PlayerView
+
+__all__ = ["MAX_BACKOFF", "THINKER_NICENESS", "Backoff", "ThinkingPool", "one_line"]
 
 MAX_BACKOFF: Final = 30.0
 """The longest pause, in seconds, before a failed bot move is tried again."""
 
-_Result = TypeVar("_Result")
+THINKER_NICENESS: Final = 10
+"""How much lower than the server's a thinking process's scheduling priority is (``nice``)."""
 
 
 class ThinkingPool:
-    """At most ``threads`` decisions at once, in threads of their own (created on first use)."""
+    """At most ``processes`` decisions at once, each in a process of the pool (started on
+    first use, afresh after one dies)."""
 
-    def __init__(self, threads: int = 1) -> None:
-        if threads < 1:
-            raise ValueError(f"a thinking pool needs a thread at least, not {threads}")
-        self.threads = threads
-        self._executor: ThreadPoolExecutor | None = None
+    def __init__(self, processes: int = 1) -> None:
+        if processes < 1:
+            raise ValueError(f"a thinking pool needs a process at least, not {processes}")
+        self.processes = processes
+        self._executor: ProcessPoolExecutor | None = None
 
-    async def run(self, work: Callable[..., _Result], *args: object) -> _Result:
-        """``work(*args)`` in the pool, once a thread is free."""
+    async def decide(self, bot: Bot, seen: PlayerView, rng: random.Random) -> Action:
+        """``bot``'s choice from the view ``seen``, made in the pool once a process is free.
+        The bot draws from a generator seeded from ``rng``, which advances as if the bot had
+        drawn from it here. A process that died on the way (killed, out of memory) is an
+        error, and the next decision starts a new pool."""
+        seed = rng.getrandbits(64)
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="buraco-bot")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
+            self._executor = ProcessPoolExecutor(
+                self.processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_thinking,
+            )
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, _choose, bot, seen, seed)
+        except BrokenProcessPool:
+            self.close()
+            raise
 
     def close(self) -> None:
-        """Let the threads end once their decisions are made."""
+        """Let the processes end once their decisions are made."""
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+
+def _start_thinking() -> None:
+    """A thinking process: below the server's priority, deaf to the terminal's Ctrl-C (the
+    server stops its pool itself), and gone within a second of a server killed outright (which
+    cannot stop it, and whose pipe a waiting process would not notice)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(AttributeError, OSError):  # no nice on Windows
+        os.nice(THINKER_NICENESS)
+    server = os.getppid()
+
+    def follow_the_server() -> None:
+        while os.getppid() == server:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=follow_the_server, name="buraco-follow", daemon=True).start()
+
+
+def _choose(bot: Bot, seen: PlayerView, seed: int) -> Action:
+    return bot.choose(seen, random.Random(seed))
 
 
 class Backoff:
