@@ -26,7 +26,6 @@ import hashlib
 import json
 import logging
 import select
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -47,6 +46,7 @@ from .store import (
     numbered,
     token_digest,
 )
+from .writer import Writer
 
 log = logging.getLogger(__name__)
 
@@ -243,18 +243,17 @@ class PostgresStore:
             _upgrade(self._db)
         except psycopg.Error as error:
             raise StoreError(f"cannot use {self.label}: {_one_line(error)}") from None
-        self._pending: list[_Append | _Job] = []
-        self._closing = False
-        self._wake = threading.Condition()
-        self._writer = threading.Thread(target=self._write, name="buraco-pgstore", daemon=True)
-        self._writer.start()
+        self._write_db: psycopg.Connection[Any] | None = None  # the writer thread's own
+        self._writer: Writer[_Append | _Job] = Writer(
+            "buraco-pgstore",
+            self._write,
+            lambda: psycopg.OperationalError("the store is closed"),
+            finish=self._finish,
+        )
 
     def close(self) -> None:
         """Finish the writes under way, stop the writer and close the connections."""
-        with self._wake:
-            self._closing = True
-            self._wake.notify()
-        self._writer.join()
+        self._writer.close()
         self._db.close()
 
     def schema_version(self) -> int:
@@ -353,7 +352,7 @@ class PostgresStore:
             if meta is None
             else (finished, meta.touched, meta.deadline, json.dumps(list(meta.away)))
         )
-        await self._enqueue(_Append(loop, done, (table_id, number, seat, seq, action), extra))
+        await self._writer.submit(_Append(loop, done, (table_id, number, seat, seq, action), extra))
 
     async def update(self, table_id: str, meta: TableMeta) -> None:
         """Replace a table's :class:`~buraco_rules.server.store.TableMeta`, and notify it
@@ -429,43 +428,25 @@ class PostgresStore:
         self, write: Callable[[psycopg.Connection[Any]], object], *, again: bool = True
     ) -> None:
         loop = asyncio.get_running_loop()
-        await self._enqueue(_Job(loop, loop.create_future(), write, again))
+        await self._writer.submit(_Job(loop, loop.create_future(), write, again))
 
-    async def _enqueue(self, item: _Append | _Job) -> None:
-        with self._wake:
-            if self._closing:
-                raise psycopg.OperationalError("the store is closed")
-            self._pending.append(item)
-            if len(self._pending) == 1:
-                self._wake.notify()
-        await item.done
+    def _write(self, batch: list[_Append | _Job]) -> list[BaseException | None]:
+        """Commit a batch, on the writer thread: the appends in one statement, then each other
+        write alone (a lost connection fails what was under way when it was lost, and the next
+        write reconnects); each item's outcome, in the batch's order."""
+        appends = [item for item in batch if isinstance(item, _Append)]
+        groups: list[list[_Append] | list[_Job]] = [appends] if appends else []
+        groups += [[item] for item in batch if isinstance(item, _Job)]
+        outcomes: dict[int, BaseException | None] = {}
+        for group in groups:
+            self._write_db, written = self._write_group(self._write_db, group)
+            for item, outcome in zip(group, written, strict=True):
+                outcomes[id(item)] = outcome
+        return [outcomes[id(item)] for item in batch]
 
-    def _write(self) -> None:
-        db: psycopg.Connection[Any] | None = None
-        try:
-            while True:
-                with self._wake:
-                    while not self._pending and not self._closing:
-                        self._wake.wait()
-                    batch, self._pending = self._pending, []
-                if not batch:
-                    return  # closing, and nothing left to write
-                appends = [item for item in batch if isinstance(item, _Append)]
-                jobs = [item for item in batch if isinstance(item, _Job)]
-                outcomes: list[BaseException | None] = []
-                # The appends in one statement, then each other write alone: a lost connection
-                # fails what was under way when it was lost, and the next write reconnects.
-                groups: list[list[_Append] | list[_Job]] = [appends] if appends else []
-                groups += [[job] for job in jobs]
-                for group in groups:
-                    db, written = self._write_group(db, group)
-                    outcomes += written
-                done: list[_Append | _Job] = [*appends, *jobs]
-                for item, outcome in zip(done, outcomes, strict=True):
-                    item.loop.call_soon_threadsafe(_settle, item.done, outcome)
-        finally:
-            if db is not None:
-                db.close()
+    def _finish(self) -> None:
+        if self._write_db is not None:
+            self._write_db.close()
 
     def _write_group(
         self, db: psycopg.Connection[Any] | None, group: list[_Append] | list[_Job]
@@ -754,15 +735,6 @@ def _commit(db: psycopg.Connection[Any], batch: list[_Append]) -> list[BaseExcep
                 MoveConflict(f"table {item.row[0]}: move {item.row[1]} or its seq is stored")
             )
     return outcomes
-
-
-def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
-    if done.cancelled():
-        return
-    if error is None:
-        done.set_result(None)
-    else:
-        done.set_exception(error)
 
 
 def _call(callback: Callable[..., None], *args: object) -> None:
