@@ -344,7 +344,8 @@ class TableHub:
 
     ``bot_delay`` is the pause, in seconds, before each bot move (so a person can follow the
     game); ``max_tables`` caps the unfinished tables, so that a flood of creations cannot fill
-    the disk, and ``max_tables_per_client`` those one address created. ``search_budget`` is the
+    the disk, and ``max_tables_per_client`` those one address created (with a shared store,
+    those of the whole database, counted there, for every process). ``search_budget`` is the
     thinking budget of every search bot seated (MonteCarloBot, ISMCTSBot), as a bot's name
     carries it: ``"0.25s"`` (CPU seconds a decision) or ``"200"`` (sampled deals a decision);
     None leaves them at their defaults. It is the server's to set, not a player's (a player
@@ -385,8 +386,9 @@ class TableHub:
         self.expire_after = expire_after
         self.tables: dict[str, Table] = {}
         self.going: dict[str, str] = {}
-        """The unfinished tables' ids, each with its creator's address (counted here, not in
-        the database, at each creation)."""
+        """The unfinished tables held here, each with its creator's address (with SQLite, all of
+        them: the caps are counted here; with a shared store, those this process serves now:
+        the caps are counted in the database)."""
         self.per_client: Counter[str] = Counter()
         self.finished: OrderedDict[str, Table] = OrderedDict()
         """The finished tables nobody watches, the most recently left last (at most
