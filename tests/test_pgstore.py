@@ -27,9 +27,10 @@ from buraco_rules.server.pgstore import (
     MoveConflict,
     PostgresStore,
     SchemaError,
+    TablesFull,
     lease_key,
 )
-from buraco_rules.server.store import SeatRow
+from buraco_rules.server.store import EXPIRED, SeatRow, TableMeta
 
 if TYPE_CHECKING:
     from pg_support import Cluster
@@ -300,6 +301,99 @@ def test_bucketed_leases_hold_one_lock_per_bucket(pg_url: str) -> None:
         finally:
             await first.close()
             await second.close()
+
+    run(scenario)
+
+
+def test_free_tables_leases_are_taken_in_one_look_with_the_keys_try_take_uses(
+    pg_url: str,
+) -> None:
+    """take_free takes the leases of the unfinished tables that need a driver (bots or a clock)
+    and have none, by the same keys as try_take (PostgreSQL computes lease_key), each lock once;
+    with buckets, the tables of a bucket already held come with it."""
+
+    async def scenario() -> None:
+        store = PostgresStore(pg_url)
+        bots = (SeatRow("human"), SeatRow("bot", "greedy"))
+        for n in range(12):
+            await store.create(f"b{n}", START, bots, {0: f"b{n}"})
+        await store.create("clock", START, SEATS, {0: "c"}, turn_seconds=30)
+        await store.create("people", START, SEATS, {0: "p"})  # nobody to drive
+        await store.create("over", START, bots, {0: "o"})
+        await store.append("over", 0, 0, 1, "draw", True)
+        driven = {f"b{n}" for n in range(12)} | {"clock"}
+        first, second, third = Leases(pg_url), Leases(pg_url), Leases(pg_url, buckets=3)
+        for leases in (first, second, third):
+            await leases.open()
+        try:
+            assert await second.try_take("b0")
+            taken = await first.take_free(5)  # five locks tried (b0's may be one: not taken)
+            assert 4 <= len(taken) <= 5 and set(taken) <= driven - {"b0"}
+            assert set(await first.take_free(100)) == driven - {"b0"} - set(taken)
+            assert await first.take_free(100) == [] and first.locks == 12
+            for table in driven - {"b0"}:  # the same locks as try_take's
+                assert not await second.try_take(table)
+            await first.release("b1")
+            assert await second.try_take("b1")
+            await first.close()
+            await second.close()
+            some = await third.take_free(1)  # one bucket's lock, and its tables
+            assert third.locks == 1 and len(some) >= 1
+            assert {lease_key(t, 3) for t in some} == {lease_key(some[0], 3)}
+            assert set(some) | set(await third.take_free(5)) == driven
+            assert third.locks == 3
+        finally:
+            for leases in (first, second, third):
+                await leases.close()
+            store.close()
+
+    run(scenario)
+
+
+def test_creations_past_the_caps_are_refused_by_the_database(pg_url: str) -> None:
+    """The most unfinished tables, and the most one address created, counted in the database
+    in the creation's transaction: a finished or expired table counts no more."""
+
+    async def scenario() -> None:
+        store = PostgresStore(pg_url)
+        try:
+            await store.create("a1", START, SEATS, {0: "a1"}, client="a", limits=(3, 2))
+            await store.create("a2", START, SEATS, {0: "a2"}, client="a", limits=(3, 2))
+            with pytest.raises(TablesFull) as refused:
+                await store.create("a3", START, SEATS, {0: "a3"}, client="a", limits=(3, 2))
+            assert refused.value.per_client
+            await store.create("b1", START, SEATS, {0: "b1"}, client="b", limits=(3, 2))
+            with pytest.raises(TablesFull) as refused:
+                await store.create("b2", START, SEATS, {0: "b2"}, client="b", limits=(3, 2))
+            assert not refused.value.per_client
+            assert store.load("a3") is None and store.load("b2") is None
+            await store.append("a1", 0, 0, 1, "draw", True)  # over
+            await store.expire("a2")
+            await store.create("a3", START, SEATS, {0: "a3"}, client="a", limits=(3, 2))
+            assert store.count_unfinished() == 2
+        finally:
+            store.close()
+
+    run(scenario)
+
+
+def test_idle_tables_are_expired_in_the_database_and_heard(pg_url: str) -> None:
+    async def scenario() -> None:
+        store = PostgresStore(pg_url)
+        heard: list[tuple[str, int]] = []
+        listener = await store.listen(lambda t, n: heard.append((t, n)))
+        try:
+            await store.create("old", START, SEATS, {0: "o"}, meta=TableMeta(1000.0))
+            await store.create("new", START, SEATS, {0: "n"}, meta=TableMeta(3000.0))
+            assert await store.expire_idle(2000.0) == ["old"]
+            assert await store.expire_idle(2000.0) == []  # closed once
+            old, new = store.load("old"), store.load("new")
+            assert old is not None and old.finished == EXPIRED
+            assert new is not None and not new.finished
+            await eventually(lambda: ("old", -1) in heard)
+        finally:
+            await listener.close()
+            store.close()
 
     run(scenario)
 

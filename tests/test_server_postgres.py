@@ -300,7 +300,10 @@ def test_postgresql_restarted_mid_game_refuses_moves_clearly_then_plays_on(
 ) -> None:
     """PostgreSQL stopped (as a crash) in the middle of a person's turn: the move is answered
     storage-failed and every seat's view says so; started again, the same move (same seq) is
-    accepted, the game plays on to its end, and everything acknowledged is in the rows."""
+    accepted at once; crashed and started again while nobody writes (the server's connections
+    idle, found closed before they are used), a join and the next move are served at once,
+    never storage-failed; the game plays on to its end, and everything acknowledged is in the
+    rows."""
     import json
 
     from websockets.asyncio.client import connect
@@ -350,18 +353,43 @@ def test_postgresql_restarted_mid_game_refuses_moves_clearly_then_plays_on(
                 notices = [m["notice"] for m in seen if m["type"] == "view" and m["notice"]]
                 assert notices and notices[-1]["code"] == "storage-failed"
                 await asyncio.to_thread(pg_cluster.start)
-                for _ in range(100):  # the server reconnects by itself
-                    answer = await answer_to(seq, action)
-                    if answer["type"] == "accepted":
-                        client.accepted[seq] = action
-                        up = await asyncio.to_thread(server.health)
-                        assert up[0] == 200 and up[1]["ok"] is True, up
-                        return
-                    assert answer["code"] == "storage-failed", answer
-                    await asyncio.sleep(0.1)
-                raise AssertionError("the move was never accepted")
+                answer = await answer_to(seq, action)  # the server reconnects by itself
+                assert answer["type"] == "accepted", answer
+                client.accepted[seq] = action
+                up = await asyncio.to_thread(server.health)
+                assert up[0] == 200 and up[1]["ok"] is True, up
+
+        async def restarted_while_idle() -> None:
+            async with connect(server.ws_url) as ws:
+                join = {"type": "join", "token": token, "table": created["table"]}
+                await ws.send(json.dumps(join))
+                while True:  # the person's turn: nothing is written until they move
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    if message["type"] == "view" and message["legal"] and not message["over"]:
+                        break
+            await asyncio.to_thread(pg_cluster.stop, "immediate")
+            await asyncio.to_thread(pg_cluster.start)
+            async with connect(server.ws_url) as ws:
+                join = {"type": "join", "token": token, "table": created["table"]}
+                await ws.send(json.dumps(join))  # read at once: no storage-failed
+                while True:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    assert message["type"] in ("welcome", "view"), message
+                    if message["type"] == "view":
+                        break
+                view = br.from_data(message["view"])
+                action = br.format_action(client.bot.choose(view, client.rng))
+                seq = message["next_seq"]
+                await ws.send(json.dumps({"type": "move", "seq": seq, "action": action}))
+                while True:  # written at once: no storage-failed
+                    answer = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    if answer["type"] != "view":
+                        break
+                assert answer["type"] == "accepted", answer
+                client.accepted[seq] = action
 
         asyncio.run(until_down())
+        asyncio.run(restarted_while_idle())
         asyncio.run(client.play(time.monotonic() + 60))  # the rest of the game, a new connection
     finally:
         if not (pg_cluster.data / "postmaster.pid").exists():
@@ -369,3 +397,93 @@ def test_postgresql_restarted_mid_game_refuses_moves_clearly_then_plays_on(
         server.stop()
     check_against_the_rows(url, created["table"], [client])
     assert "Traceback" not in (tmp_path / "r.log").read_text()
+
+
+def test_a_process_started_into_a_busy_database_holds_none_of_its_tables_until_served(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A process started on a database holding many unfinished tables (some driven by another
+    live process) loads none of them: it holds a table while a seat of it is connected there,
+    lets it go when none is, serves any of them on a join, and counts the caps on unfinished
+    tables in the database (the cluster's), so that it accepts creations up to them."""
+    import json
+    import urllib.error
+
+    import psycopg
+    from websockets.asyncio.client import connect
+
+    from buraco_rules.server.pgstore import lease_key
+    from buraco_rules.server.store import SeatRow
+
+    idle, driven = 300, 20
+    start = br.GameRecord.from_game(br.new_game(br.variants.ITALIAN, 2, seed=3), ())
+    tokens = {f"t{n}": (f"token-{n}-a", f"token-{n}-b") for n in range(idle + driven)}
+
+    async def fill() -> None:
+        store = PostgresStore(pg_url)
+        try:
+            people, bots = (
+                (SeatRow("human"), SeatRow("human")),
+                (SeatRow("human"), SeatRow("bot", "greedy")),
+            )
+            await asyncio.gather(
+                *(
+                    store.create(t, start, people if n < idle else bots, dict(enumerate(tokens[t])))
+                    for n, t in enumerate(tokens)
+                )
+            )
+        finally:
+            store.close()
+
+    asyncio.run(fill())
+    # Another live process drives the tables with bots: their leases are held.
+    holder = psycopg.connect(pg_url, autocommit=True)
+    for n in range(idle, idle + driven):
+        holder.execute("SELECT pg_advisory_lock(%s, %s)", lease_key(f"t{n}"))
+    cap = idle + driven + 2
+    server = ServerProcess(pg_url, tmp_path / "b.log", *FAST, "--max-tables", str(cap))  # type: ignore[arg-type]
+    server.start()
+    try:
+        assert server.health() == (200, {"ok": True, "unfinished": 0, "set_aside": 0})
+
+        def held() -> int:
+            return int(server.health()[1]["unfinished"])
+
+        def wait_for(count: int) -> None:
+            deadline = time.monotonic() + 15
+            while held() != count:
+                assert time.monotonic() < deadline, f"still {held()} tables held, not {count}"
+                time.sleep(0.1)
+
+        async def play_one(table: str, token: str) -> None:
+            async with connect(server.ws_url) as ws:
+                await ws.send(json.dumps({"type": "join", "token": token, "table": table}))
+                welcome = json.loads(await ws.recv())
+                assert welcome["type"] == "welcome" and welcome["table"] == table
+                view = json.loads(await ws.recv())
+                assert view["type"] == "view" and view["legal"]  # seat 0 is to draw
+                assert await asyncio.to_thread(held) == 1
+                move = {"type": "move", "seq": view["next_seq"], "action": view["legal"][0]}
+                await ws.send(json.dumps(move))
+                answer = json.loads(await ws.recv())
+                assert answer["type"] == "accepted", answer
+
+        for table in ("t7", f"t{idle + 3}"):  # an idle table, and one another process drives
+            asyncio.run(play_one(table, tokens[table][0]))
+            assert len(stored(pg_url, table).moves) == 1
+            wait_for(0)  # let go: nobody is connected here and it is not driven here
+        people = {"seats": ["human", "human"], "turn_seconds": None}
+        for _ in range(2):  # up to the cap on unfinished tables in the database
+            server.create(people)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            server.create(people)
+        assert refused.value.code == 400
+        assert (
+            f"the database already holds {cap} unfinished tables" in refused.value.read().decode()
+        )
+        wait_for(0)
+    finally:
+        server.stop()
+        holder.close()
+    text = (tmp_path / "b.log").read_text()
+    assert "serving the tables of the PostgreSQL database" in text and "Traceback" not in text

@@ -8,8 +8,19 @@
 Each table has two human seats, each played by a client that answers every view of its turn
 (``--client random``, the default, picks among the legal moves the view message lists, so the
 load generator costs little CPU next to the server; ``--client greedy`` runs the greedy bot on
-the decoded view), so every move goes over a WebSocket and through the SQLite commit. A move's
+the decoded view), so every move goes over a WebSocket and through the store's commit. A move's
 latency runs from the client sending it to the client receiving the view that follows it.
+
+The server keeps its tables in a new SQLite file in a temporary folder (``--db-dir``), or, with
+``--db postgresql://USER@HOST/DB``, in a new database of that PostgreSQL server for each run
+(created next to DB, which is only connected to for that, and dropped after: the role needs
+CREATEDB), so that the same tool measures both stores; ``--workers N`` serves it with N processes
+on one port (PostgreSQL only). The server's CPU time and peak memory are summed over its
+processes (the workers and their parent); PostgreSQL's own CPU is not in them (``load average``
+shows the machine's).
+
+    python tools/load_server.py --tables 50 --db postgresql://buraco@127.0.0.1/postgres
+    python tools/load_server.py --tables 50 --db postgresql://buraco@127.0.0.1/postgres --workers 2
 
 At full speed (no ``--think``) each client moves the moment its view arrives, and each table
 plays one hand. ``--think LO HI`` makes each client pause a random LO to HI seconds before each
@@ -32,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import math
 import os
@@ -43,6 +55,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,16 +100,63 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def family(pid: int) -> list[int]:
+    """``pid`` and its children (``serve --workers N``'s workers), from /proc."""
+    found = [pid]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The CPU seconds of ``pid`` and its living children."""
+    total = 0.0
+    for member in family(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """The peak resident memory of ``pid`` and its children, summed."""
+    total = 0.0
+    for member in family(pid):
+        try:
+            lines = Path(f"/proc/{member}/status").read_text().splitlines()
+        except OSError:
+            continue
+        total += sum(int(x.split()[1]) / 1024 for x in lines if x.startswith("VmHWM:"))
+    return total
+
+
+@contextlib.contextmanager
+def database(args: argparse.Namespace, folder: str) -> Iterator[str]:
+    """What ``--db`` the run's server gets: a new SQLite file in ``folder``, or a new
+    PostgreSQL database beside ``args.db``'s, dropped afterwards."""
+    if not args.db:
+        yield str(Path(folder) / "load.sqlite")
+        return
+    import urllib.parse
+
+    import psycopg
+
+    name = f"buraco_load_{os.getpid()}_{int(time.time() * 1000)}"
+    with psycopg.connect(args.db, autocommit=True) as db:
+        db.execute(f"CREATE DATABASE {name}".encode())
+    try:
+        yield urllib.parse.urlsplit(args.db)._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(args.db, autocommit=True) as db:
+            db.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)".encode())
 
 
 def load_average() -> str:
@@ -232,7 +292,10 @@ def run(tables: int, args: argparse.Namespace) -> dict[str, Any]:
         think = (args.think[0], args.think[1]) if len(args.think) > 1 else (0, 2 * args.think[0])
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
+    with (
+        tempfile.TemporaryDirectory(dir=args.db_dir) as tmp,
+        database(args, tmp) as db,
+    ):
         pauses_file = str(Path(tmp) / "gc.json") if args.gc_log else ""
         python = [sys.executable]
         if args.profile:
@@ -242,7 +305,8 @@ def run(tables: int, args: argparse.Namespace) -> dict[str, Any]:
             command = [*python, "-c", _LAUNCHER, pauses_file, args.gc]
         server = subprocess.Popen(
             [*command, "serve", "--port", str(port)]
-            + ["--db", str(Path(tmp) / "load.sqlite"), "--bot-delay", "0", "--rate", "1000000"]
+            + ["--db", db, "--bot-delay", "0", "--rate", "1000000"]
+            + (["--workers", str(args.workers)] if args.workers > 1 else [])
             + ["--max-tables", str(tables + 10), *args.serve_arg]
             # Every table comes from this one address: its per-address limits are lifted.
             + ["--create-rate", "0", "--max-tables-per-client", str(tables + 10)]
@@ -413,8 +477,21 @@ def main() -> int:
         help="where the server's SQLite file goes (default: the temporary directory); a tmpfs "
         "such as /dev/shm leaves the disk out of the figures",
     )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="a postgresql:// URL: each run's server uses a new database of that PostgreSQL "
+        "server (created and dropped; the role needs CREATEDB) instead of a SQLite file",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="server processes on one port (PostgreSQL only)"
+    )
     parser.add_argument("--json", metavar="FILE", help="write every run's figures and series")
     args = parser.parse_args()
+    if args.db and not args.db.startswith(("postgresql://", "postgres://")):
+        parser.error("--db takes a postgresql:// URL (without it, a SQLite file is used)")
+    if args.workers > 1 and not args.db:
+        parser.error("--workers needs a postgresql:// --db")
     if args.think and (len(args.think) > 2 or min(args.think) < 0):
         parser.error("--think takes S or LO HI, in seconds")
     columns = ["tables", "moves", "moves/s", "p50 ms", "p99 ms", "server CPU", "CPU/move"]

@@ -40,7 +40,7 @@ async def drive(db: str, prefix: str, tables: int, seconds: float) -> dict[str, 
     store = open_store(db)
     ids = [f"{prefix}-{t}" for t in range(tables)]
     for table_id in ids:
-        store.create(table_id, START, [SeatRow("human")] * 2, {})
+        await store.create(table_id, START, [SeatRow("human")] * 2, {})
     sent: dict[tuple[str, int], float] = {}
     heard: list[float] = []
 

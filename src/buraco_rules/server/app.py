@@ -119,8 +119,11 @@ def create_app(
             turn_seconds=turn_seconds,
             expire_after=expire_after,
         )
-        loaded = hub.load_unfinished()
-        log.info("%d unfinished tables loaded from %s", loaded, store.label)
+        if hub.shared is None:
+            loaded = hub.load_unfinished()
+            log.info("%d unfinished tables loaded from %s", loaded, store.label)
+        else:  # each process holds only the tables it serves (TableHub.load_unfinished)
+            log.info("serving the tables of %s as their seats join", store.label)
         await hub.open()
         hub.start()
         app.state.hub = hub

@@ -25,7 +25,7 @@ import contextlib
 import hashlib
 import json
 import logging
-import threading
+import select
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -46,6 +46,7 @@ from .store import (
     numbered,
     token_digest,
 )
+from .writer import Writer
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ __all__ = [
     "MoveConflict",
     "PostgresStore",
     "SchemaError",
+    "TablesFull",
     "lease_key",
 ]
 
@@ -163,6 +165,16 @@ class SchemaError(RuntimeError):
     """The database's schema is newer than this code knows (a newer server upgraded it)."""
 
 
+class TablesFull(psycopg.Error):
+    """A creation refused by the cluster's caps (:meth:`PostgresStore.create`'s ``limits``):
+    ``per_client`` says whether the creator's address holds its most unfinished tables, rather
+    than the database its most; nothing was written."""
+
+    def __init__(self, message: str, *, per_client: bool) -> None:
+        super().__init__(message)
+        self.per_client = per_client
+
+
 class MoveConflict(psycopg.IntegrityError):
     """The move's number, or its seat's sequence number, is already stored for its table:
     another process (or an earlier try) wrote it; nothing was written."""
@@ -231,18 +243,17 @@ class PostgresStore:
             _upgrade(self._db)
         except psycopg.Error as error:
             raise StoreError(f"cannot use {self.label}: {_one_line(error)}") from None
-        self._pending: list[_Append | _Job] = []
-        self._closing = False
-        self._wake = threading.Condition()
-        self._writer = threading.Thread(target=self._write, name="buraco-pgstore", daemon=True)
-        self._writer.start()
+        self._write_db: psycopg.Connection[Any] | None = None  # the writer thread's own
+        self._writer: Writer[_Append | _Job] = Writer(
+            "buraco-pgstore",
+            self._write,
+            lambda: psycopg.OperationalError("the store is closed"),
+            finish=self._finish,
+        )
 
     def close(self) -> None:
         """Finish the writes under way, stop the writer and close the connections."""
-        with self._wake:
-            self._closing = True
-            self._wake.notify()
-        self._writer.join()
+        self._writer.close()
         self._db.close()
 
     def schema_version(self) -> int:
@@ -262,7 +273,7 @@ class PostgresStore:
         return None
 
     def _reader(self) -> psycopg.Connection[Any]:
-        if self._db.closed or self._db.broken:
+        if not _usable(self._db):  # a PostgreSQL restarted since: a new connection first
             self._db.close()
             self._db = _connect(self.url, "store")
         return self._db
@@ -277,10 +288,15 @@ class PostgresStore:
         client: str = "",
         turn_seconds: int | None = None,
         meta: TableMeta | None = None,
+        limits: tuple[int, int] | None = None,
     ) -> None:
         """Store a new table, with the digests of its human seats' ``tokens`` (seat: token),
         its creator's address ``client`` and its turn clock, in one transaction committed on
-        the writer thread when this returns."""
+        the writer thread when this returns. With ``limits`` (the most unfinished tables in the
+        database, and the most of them one ``client`` created), a creation that would pass
+        either is refused with :class:`TablesFull`: counted in the same transaction, under a
+        lock that creations in every process take, so that no two of them pass the caps
+        together."""
         meta = meta or TableMeta(now())
         table_row = (
             table_id,
@@ -297,6 +313,8 @@ class PostgresStore:
 
         def write(db: psycopg.Connection[Any]) -> None:
             with db.transaction(), db.cursor() as cursor:
+                if limits is not None:
+                    _check_limits(cursor, client, limits)
                 cursor.execute(
                     "INSERT INTO tables (id, created, start, seats, client, touched,"
                     " turn_seconds, deadline, away) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
@@ -306,7 +324,9 @@ class PostgresStore:
                     "INSERT INTO tokens (digest, table_id, seat) VALUES (%s, %s, %s)", token_rows
                 )
 
-        await self._submit(write)
+        # Not made twice on a lost connection: its fate would be unknown, and a second try of
+        # a creation committed would be refused by its own row.
+        await self._submit(write, again=False)
 
     async def append(
         self,
@@ -332,7 +352,7 @@ class PostgresStore:
             if meta is None
             else (finished, meta.touched, meta.deadline, json.dumps(list(meta.away)))
         )
-        await self._enqueue(_Append(loop, done, (table_id, number, seat, seq, action), extra))
+        await self._writer.submit(_Append(loop, done, (table_id, number, seat, seq, action), extra))
 
     async def update(self, table_id: str, meta: TableMeta) -> None:
         """Replace a table's :class:`~buraco_rules.server.store.TableMeta`, and notify it
@@ -356,6 +376,27 @@ class PostgresStore:
                 (EXPIRED, table_id, GOING),
             )
         )
+
+    async def expire_idle(self, before: float) -> list[str]:
+        """Close every unfinished table whose stored last move time is before ``before``
+        (wall-clock seconds), whichever process holds it or none, and notify each one
+        (``"<table id> meta"``): the ids closed. Any process may run it; a table closed twice
+        is closed once."""
+        closed: list[str] = []
+
+        def write(db: psycopg.Connection[Any]) -> None:
+            with db.transaction():
+                rows = db.execute(
+                    "UPDATE tables SET finished = %s"
+                    " WHERE finished = %s AND COALESCE(touched, created) < %s RETURNING id",
+                    (EXPIRED, GOING, before),
+                ).fetchall()
+                for (table_id,) in rows:
+                    db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{table_id} {META}"))
+            closed[:] = [str(table_id) for (table_id,) in rows]
+
+        await self._submit(write)
+        return closed
 
     def since(self, table_id: str, number: int) -> tuple[int, TableMeta, tuple[Move, ...]] | None:
         """What a process holding a table's first ``number`` moves catches up with, in one
@@ -383,56 +424,69 @@ class PostgresStore:
         meta = TableMeta(touched, None if row[3] is None else float(row[3]), away)
         return int(row[0]), meta, moves
 
-    async def _submit(self, write: Callable[[psycopg.Connection[Any]], object]) -> None:
+    async def _submit(
+        self, write: Callable[[psycopg.Connection[Any]], object], *, again: bool = True
+    ) -> None:
         loop = asyncio.get_running_loop()
-        await self._enqueue(_Job(loop, loop.create_future(), write))
+        await self._writer.submit(_Job(loop, loop.create_future(), write, again))
 
-    async def _enqueue(self, item: _Append | _Job) -> None:
-        with self._wake:
-            if self._closing:
-                raise psycopg.OperationalError("the store is closed")
-            self._pending.append(item)
-            if len(self._pending) == 1:
-                self._wake.notify()
-        await item.done
+    def _write(self, batch: list[_Append | _Job]) -> list[BaseException | None]:
+        """Commit a batch, on the writer thread: the appends in one statement, then each other
+        write alone (a lost connection fails what was under way when it was lost, and the next
+        write reconnects); each item's outcome, in the batch's order."""
+        appends = [item for item in batch if isinstance(item, _Append)]
+        groups: list[list[_Append] | list[_Job]] = [appends] if appends else []
+        groups += [[item] for item in batch if isinstance(item, _Job)]
+        outcomes: dict[int, BaseException | None] = {}
+        for group in groups:
+            self._write_db, written = self._write_group(self._write_db, group)
+            for item, outcome in zip(group, written, strict=True):
+                outcomes[id(item)] = outcome
+        return [outcomes[id(item)] for item in batch]
 
-    def _write(self) -> None:
-        db: psycopg.Connection[Any] | None = None
+    def _finish(self) -> None:
+        if self._write_db is not None:
+            self._write_db.close()
+
+    def _write_group(
+        self, db: psycopg.Connection[Any] | None, group: list[_Append] | list[_Job]
+    ) -> tuple[psycopg.Connection[Any] | None, list[BaseException | None]]:
+        """Write one group (the appends' statement, or one other write) on ``db``, or on a new
+        connection if ``db`` is gone (a PostgreSQL restarted since it was last used, found
+        without a round trip by :func:`_usable`); the connection to use next and each item's
+        outcome. A connection lost during the write leaves its fate unknown: appends are tried
+        once more on a new connection, since the moves' key makes a second try of a committed
+        move a :class:`MoveConflict` (answered from the rows), never a second row; so are the
+        writes that may be made twice (``_Job.again``)."""
+        db, outcomes, lost = self._try_group(db, group)
+        if lost and all(isinstance(item, _Append) or item.again for item in group):
+            log.info("the connection was lost during a write: trying it once more")
+            db, outcomes, lost = self._try_group(db, group)
+        return db, outcomes
+
+    def _try_group(
+        self, db: psycopg.Connection[Any] | None, group: list[_Append] | list[_Job]
+    ) -> tuple[psycopg.Connection[Any] | None, list[BaseException | None], bool]:
+        """:meth:`_write_group`'s one try; with whether a connection that was open was lost
+        during it (not a new one refused: the database is down, and a second try at once
+        would be refused too)."""
+        fresh = False
         try:
-            while True:
-                with self._wake:
-                    while not self._pending and not self._closing:
-                        self._wake.wait()
-                    batch, self._pending = self._pending, []
-                if not batch:
-                    return  # closing, and nothing left to write
-                appends = [item for item in batch if isinstance(item, _Append)]
-                jobs = [item for item in batch if isinstance(item, _Job)]
-                outcomes: list[BaseException | None] = []
-                # The appends in one statement, then each other write alone: a lost connection
-                # fails what was under way when it was lost, and the next write reconnects.
-                groups: list[list[_Append] | list[_Job]] = [appends] if appends else []
-                groups += [[job] for job in jobs]
-                for group in groups:
-                    try:
-                        if db is None or db.closed or db.broken:
-                            if db is not None:
-                                db.close()
-                            db = _connect(self.url, "writer")
-                        if isinstance(group[0], _Job):
-                            outcomes.append(_run_job(db, group[0]))
-                        else:
-                            outcomes += _commit(db, appends)
-                    except Exception as failed:  # the connection, or a bug: not the thread's end
-                        if not isinstance(failed, psycopg.Error):
-                            log.exception("writing %d changes failed", len(group))
-                        outcomes += [failed] * len(group)
-                done: list[_Append | _Job] = [*appends, *jobs]
-                for item, outcome in zip(done, outcomes, strict=True):
-                    item.loop.call_soon_threadsafe(_settle, item.done, outcome)
-        finally:
-            if db is not None:
-                db.close()
+            if db is None or not _usable(db):
+                if db is not None:
+                    db.close()
+                db = None
+                db = _connect(self.url, "writer")
+                fresh = True
+            if isinstance(group[0], _Job):
+                return db, [_run_job(db, group[0])], False
+            return db, _commit(db, [item for item in group if isinstance(item, _Append)]), False
+        except psycopg.OperationalError as lost:
+            return db, [lost] * len(group), db is not None and not fresh
+        except Exception as failed:  # a bug: not the writer thread's end
+            if not isinstance(failed, psycopg.Error):
+                log.exception("writing %d changes failed", len(group))
+            return db, [failed] * len(group), False
 
     def seat_of(self, token: str) -> tuple[str, int] | None:
         """The table and seat a token opens, or None."""
@@ -552,6 +606,65 @@ class _Job:
     loop: asyncio.AbstractEventLoop
     done: asyncio.Future[None]
     write: Callable[[psycopg.Connection[Any]], object]
+    again: bool = True
+    """Whether the write may be made twice (tried once more on a lost connection)."""
+
+
+def _usable(db: psycopg.Connection[Any]) -> bool:
+    """Whether an idle connection can take a statement, known without a round trip: it is
+    not closed nor broken, and its socket holds nothing unread but what its server says in
+    passing. A restarted (or crashed) PostgreSQL has closed its end, which reads as ready:
+    reading it finds the end, and the connection is replaced before a write is lost on it."""
+    if db.closed or db.broken:
+        return False
+    pgconn = db.pgconn
+    try:
+        for _ in range(4):  # a farewell message, then the end of the stream
+            if not select.select([pgconn.socket], [], [], 0)[0]:
+                break
+            pgconn.consume_input()
+    except (OSError, psycopg.Error):
+        return False
+    return pgconn.status == psycopg.pq.ConnStatus.OK
+
+
+def _take_free_query(buckets: int | None) -> bytes:
+    """The statement of :meth:`Leases.take_free`: :func:`lease_key` computed by PostgreSQL, the
+    locks tried only on the chosen keys (materialised first), each key once (a key locked twice
+    by one session would need two unlocks)."""
+    # The first 4 bytes of the id's SHA-256, big-endian: signed, or unsigned modulo buckets.
+    bits = "('x' || left(encode(sha256(convert_to(id, 'UTF8')), 'hex'), 8))::bit(32)"
+    key = f"{bits}::int4" if buckets is None else f"({bits}::int8 %% {int(buckets)})::int4"
+    return f"""
+    WITH free AS MATERIALIZED (
+        SELECT id, {key} AS k FROM tables
+        WHERE finished = {GOING} AND NOT id = ANY(%(held)s::text[])
+            AND (turn_seconds IS NOT NULL OR seats::jsonb @> '[{{"kind": "bot"}}]')
+    ), chosen AS MATERIALIZED (
+        SELECT k FROM (SELECT DISTINCT k FROM free WHERE NOT k = ANY(%(keys)s::int4[])) d
+        ORDER BY random() LIMIT %(most)s
+    ), taken AS MATERIALIZED (
+        SELECT k FROM chosen WHERE pg_try_advisory_lock(%(namespace)s, k)
+    )
+    SELECT id, k FROM free WHERE k IN (SELECT k FROM taken) OR k = ANY(%(keys)s::int4[])
+    """.encode()
+
+
+def _check_limits(cursor: psycopg.Cursor[Any], client: str, limits: tuple[int, int]) -> None:
+    """Refuse a creation past the caps (in the creation's transaction): the lock serialises the
+    creations of every process, and the count after it sees every one committed before."""
+    cursor.execute("SELECT pg_advisory_xact_lock(%s, 1)", (_SCHEMA_LOCKS,))
+    cursor.execute(
+        "SELECT count(*), count(*) FILTER (WHERE client = %s) FROM tables WHERE finished = %s",
+        (client, GOING),
+    )
+    row = cursor.fetchone()
+    total, mine = (0, 0) if row is None else (int(row[0]), int(row[1]))
+    most, most_each = limits
+    if total >= most:
+        raise TablesFull(f"{total} unfinished tables", per_client=False)
+    if mine >= most_each:
+        raise TablesFull(f"{mine} unfinished tables of one address", per_client=True)
 
 
 def _run_job(db: psycopg.Connection[Any], job: _Job) -> BaseException | None:
@@ -622,15 +735,6 @@ def _commit(db: psycopg.Connection[Any], batch: list[_Append]) -> list[BaseExcep
                 MoveConflict(f"table {item.row[0]}: move {item.row[1]} or its seq is stored")
             )
     return outcomes
-
-
-def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
-    if done.cancelled():
-        return
-    if error is None:
-        done.set_result(None)
-    else:
-        done.set_exception(error)
 
 
 def _call(callback: Callable[..., None], *args: object) -> None:
@@ -792,6 +896,33 @@ class Leases:
             self._held[table_id] = key
             self._tables_of[key] = self._tables_of.get(key, 0) + 1
             return True
+
+    async def take_free(self, most: int) -> list[str]:
+        """Take the leases of unfinished tables that need a driver (bots or a turn clock) and
+        that no process holds (their process died, or none took them), at most ``most`` locks
+        at once, chosen at random (so that the processes looking share a dead one's tables);
+        with it, the tables of the buckets this process holds already. The ids of the tables
+        whose lease this process took, in one round trip whatever the number of tables."""
+        async with self._lock:
+            db = await self._connection()
+            held = list(self._held)
+            keys = sorted({key[1] for key in self._tables_of})
+            try:
+                cursor = await db.execute(
+                    _take_free_query(self.buckets),
+                    {"namespace": _LOCKS, "held": held, "keys": keys, "most": most},
+                )
+                rows = await cursor.fetchall()
+            except psycopg.OperationalError:
+                await self._drop()
+                raise
+            taken = []
+            for table_id, number in rows:
+                key = (_LOCKS, int(number))
+                self._held[str(table_id)] = key
+                self._tables_of[key] = self._tables_of.get(key, 0) + 1
+                taken.append(str(table_id))
+            return taken
 
     async def release(self, table_id: str) -> None:
         """Give the table's lease up (another process may take it, once this one holds no other

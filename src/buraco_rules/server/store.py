@@ -31,6 +31,7 @@ from ..engine.state import GameState
 from ..formats import GameRecord, MatchRecord, from_json, to_json
 from ..formats import replay as replay_record
 from ..play.match import Match
+from .writer import Writer
 
 __all__ = [
     "EXPIRED",
@@ -198,21 +199,20 @@ class TableStore:
             if self._lock is not None:
                 self._lock.close()
             raise StoreError(f"cannot write the database {self.path}: {error}") from None
-        # The jobs waiting for the writer, and its wake-up: signalled only when the list stops
-        # being empty, so that a busy writer takes many jobs for one wake-up.
-        self._pending: list[_Job] = []
         self._lost: str | None = None  # why every write is refused (the file is gone), or None
-        self._closing = False
-        self._wake = threading.Condition()
-        self._writer = threading.Thread(target=self._write, name="buraco-store", daemon=True)
-        self._writer.start()
+        self._losing = threading.Lock()  # _lost is set once
+        self._write_db: sqlite3.Connection | None = None  # the writer thread's own
+        self._writer: Writer[_Job] = Writer(
+            "buraco-store",
+            self._write,
+            lambda: sqlite3.OperationalError("the store is closed"),
+            self._open_writer,
+            self._finish,
+        )
 
     def close(self) -> None:
         """Finish the writes under way, stop the writer, close the file and free its lock."""
-        with self._wake:
-            self._closing = True
-            self._wake.notify()
-        self._writer.join()
+        self._writer.close()
         self._db.close()
         if self._lock is not None:
             self._lock.close()
@@ -332,7 +332,7 @@ class TableStore:
             same = False
         if same:
             return True
-        with self._wake:
+        with self._losing:
             if self._lost is None:
                 self._lost = f"the database {self.path} is no longer the file the server opened"
                 log.error("%s (deleted, moved or replaced): nothing more is stored", self._lost)
@@ -340,37 +340,25 @@ class TableStore:
 
     async def _submit(self, write: Callable[[sqlite3.Connection], object]) -> None:
         loop = asyncio.get_running_loop()
-        done = loop.create_future()
-        item = _Job(loop, done, write)
-        with self._wake:
-            if self._closing:
-                raise sqlite3.OperationalError("the store is closed")
-            self._pending.append(item)
-            if len(self._pending) == 1:
-                self._wake.notify()
-        await done
+        await self._writer.submit(_Job(loop, loop.create_future(), write))
 
-    def _write(self) -> None:
-        db = _connect(self.path)
-        try:
-            while True:
-                with self._wake:
-                    while not self._pending and not self._closing:
-                        self._wake.wait()
-                    batch, self._pending = self._pending, []
-                if not batch:
-                    return  # closing, and nothing left to write
-                if self._still_there():
-                    self._commit(db, batch)
-                else:  # a commit now would land in a file nobody will open again
-                    failed = sqlite3.OperationalError(self._lost)
-                    for item in batch:
-                        item.loop.call_soon_threadsafe(_settle, item.done, failed)
-        finally:
-            db.close()
+    def _write(self, batch: list[_Job]) -> list[BaseException | None]:
+        """Commit a batch, on the writer thread (on its own connection)."""
+        if self._write_db is None:  # not opened: the writer fails every write (logged)
+            return [sqlite3.OperationalError("the store's writer is not open")] * len(batch)
+        if not self._still_there():  # a commit now would land in a file nobody will open again
+            return [sqlite3.OperationalError(self._lost)] * len(batch)
+        return self._commit(self._write_db, batch)
+
+    def _open_writer(self) -> None:
+        self._write_db = _connect(self.path)
+
+    def _finish(self) -> None:
+        if self._write_db is not None:
+            self._write_db.close()
 
     @staticmethod
-    def _commit(db: sqlite3.Connection, batch: list[_Job]) -> None:
+    def _commit(db: sqlite3.Connection, batch: list[_Job]) -> list[BaseException | None]:
         errors: list[BaseException | None] = []
         try:
             with _transaction(db):
@@ -389,8 +377,7 @@ class TableStore:
             errors = [failed] * len(batch)
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")  # a failed COMMIT leaves the transaction open
-        for item, outcome in zip(batch, errors, strict=True):
-            item.loop.call_soon_threadsafe(_settle, item.done, outcome)
+        return errors
 
     def seat_of(self, token: str) -> tuple[str, int] | None:
         """The table and seat a token opens, or None."""
@@ -512,15 +499,6 @@ class _lock:
 
     def close(self) -> None:
         self.file.close()
-
-
-def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
-    if done.cancelled():
-        return
-    if error is None:
-        done.set_result(None)
-    else:
-        done.set_exception(error)
 
 
 def _connect(path: str) -> sqlite3.Connection:

@@ -20,6 +20,7 @@ __all__ = [
     "Store",
     "TableLeases",
     "is_conflict",
+    "is_full",
     "is_postgres_url",
     "open_store",
 ]
@@ -93,6 +94,25 @@ class SharedStore(Store, Protocol):
     """A store that several server processes share (PostgreSQL): what the hub needs beside
     :class:`Store` to follow the other processes' moves and to share the tables' driving."""
 
+    async def create(
+        self,
+        table_id: str,
+        start: GameRecord | MatchRecord,
+        seats: Sequence[SeatRow],
+        tokens: dict[int, str],
+        *,
+        client: str = "",
+        turn_seconds: int | None = None,
+        meta: TableMeta | None = None,
+        limits: tuple[int, int] | None = None,
+    ) -> None:
+        """Store a new table, refused (:func:`is_full`) past ``limits``: the most unfinished
+        tables in the database, and the most of them one ``client`` created."""
+
+    async def expire_idle(self, before: float) -> list[str]:
+        """Close every unfinished table whose stored last move time is before ``before``,
+        whichever process holds it; the ids closed."""
+
     def since(
         self, table_id: str, number: int
     ) -> tuple[int, TableMeta, tuple[tuple[int, int, str], ...]] | None:
@@ -133,6 +153,10 @@ class TableLeases(Closable, Protocol):
     async def try_take(self, table_id: str) -> bool:
         """Take the table's lease if no process holds it; whether this process holds it."""
 
+    async def take_free(self, most: int) -> list[str]:
+        """Take the leases of up to ``most`` tables that need a driver and have none; their
+        ids."""
+
     async def release(self, table_id: str) -> None:
         """Give the table's lease up."""
 
@@ -168,6 +192,16 @@ def open_store(db: str | Path, *, exclusive: bool = False) -> Store:
             " pip install 'buraco-rules[server,postgres]'"
         ) from None
     return PostgresStore(str(db))
+
+
+def is_full(error: BaseException) -> str | None:
+    """Which cap refused a creation in a shared store (``"server"``: the database holds its
+    most unfinished tables; ``"client"``: the creator's address does), or None for any other
+    failure."""
+    pgstore = sys.modules.get("buraco_rules.server.pgstore")
+    if pgstore is None or not isinstance(error, pgstore.TablesFull):
+        return None
+    return "client" if error.per_client else "server"
 
 
 def is_conflict(error: BaseException) -> bool:

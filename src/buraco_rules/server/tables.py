@@ -52,7 +52,7 @@ from ..play.face import apply, legal_actions, new_game
 from ..play.match import Match, new_match
 from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS, RESTART_GRACE
 from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, now
-from .stores import SharedStore, Store, TableLeases, is_conflict
+from .stores import SharedStore, Store, TableLeases, is_conflict, is_full
 from .thinking import Backoff, ThinkingPool, one_line
 
 __all__ = [
@@ -344,7 +344,8 @@ class TableHub:
 
     ``bot_delay`` is the pause, in seconds, before each bot move (so a person can follow the
     game); ``max_tables`` caps the unfinished tables, so that a flood of creations cannot fill
-    the disk, and ``max_tables_per_client`` those one address created. ``search_budget`` is the
+    the disk, and ``max_tables_per_client`` those one address created (with a shared store,
+    those of the whole database, counted there, for every process). ``search_budget`` is the
     thinking budget of every search bot seated (MonteCarloBot, ISMCTSBot), as a bot's name
     carries it: ``"0.25s"`` (CPU seconds a decision) or ``"200"`` (sampled deals a decision);
     None leaves them at their defaults. It is the server's to set, not a player's (a player
@@ -386,8 +387,9 @@ class TableHub:
         self.expire_after = expire_after
         self.tables: dict[str, Table] = {}
         self.going: dict[str, str] = {}
-        """The unfinished tables' ids, each with its creator's address (counted here, not in
-        the database, at each creation)."""
+        """The unfinished tables held here, each with its creator's address (with SQLite, all of
+        them: the caps are counted here; with a shared store, those this process serves now:
+        the caps are counted in the database)."""
         self.per_client: Counter[str] = Counter()
         self.finished: OrderedDict[str, Table] = OrderedDict()
         """The finished tables nobody watches, the most recently left last (at most
@@ -417,15 +419,11 @@ class TableHub:
         and never stored. A :class:`CreateError` for a bad request or a full server, a
         :class:`StorageFailed` if the store cannot keep it."""
         rules, players, kinds, is_match, turn = _read_spec(request)
-        if len(self.going) >= self.max_tables:
-            raise CreateError(f"the server already holds {self.max_tables} unfinished tables")
-        if self.per_client[client] >= self.max_tables_per_client:
-            raise CreateError(
-                f"one address may hold {self.max_tables_per_client} unfinished tables: "
-                "finish one first",
-                status=429,
-                code="too-many-tables",
-            )
+        # A shared store counts the caps in the database, for every process (see _store_new).
+        if self.shared is None and len(self.going) >= self.max_tables:
+            raise self._full("server")
+        if self.shared is None and self.per_client[client] >= self.max_tables_per_client:
+            raise self._full("client")
         if turn is _UNSET:  # tables of friends (one person, with bots) have no clock
             turn = self.turn_seconds if kinds.count("human") >= 2 else None
         seed = secrets.randbits(128)
@@ -453,17 +451,32 @@ class TableHub:
         # Counted before the commit, which yields: creations under way count toward the caps.
         self._count(table_id, client)
         try:
-            await self.store.create(
-                table_id,
-                start,
-                rows,
-                tokens,
-                client=client,
-                turn_seconds=table.turn_seconds,
-                meta=table.meta(),
-            )
+            if self.shared is not None:  # the cluster's caps, counted in its transaction
+                await self.shared.create(
+                    table_id,
+                    start,
+                    rows,
+                    tokens,
+                    client=client,
+                    turn_seconds=table.turn_seconds,
+                    meta=table.meta(),
+                    limits=(self.max_tables, self.max_tables_per_client),
+                )
+            else:
+                await self.store.create(
+                    table_id,
+                    start,
+                    rows,
+                    tokens,
+                    client=client,
+                    turn_seconds=table.turn_seconds,
+                    meta=table.meta(),
+                )
         except self.store.errors as error:
             self._uncount(table_id)
+            cap = is_full(error)
+            if cap is not None:
+                raise self._full(cap) from None
             log.warning("a table was not stored: %s", one_line(error))
             raise StorageFailed("the table could not be saved; try again later") from None
         self.tables[table_id] = table
@@ -489,6 +502,18 @@ class TableHub:
             "seats": seats,
         }
 
+    def _full(self, cap: str) -> CreateError:
+        """The refusal of a creation past a cap: ``"server"``'s or ``"client"``'s."""
+        if cap == "server":
+            where = "the server" if self.shared is None else "the database"
+            return CreateError(f"{where} already holds {self.max_tables} unfinished tables")
+        return CreateError(
+            f"one address may hold {self.max_tables_per_client} unfinished tables: "
+            "finish one first",
+            status=429,
+            code="too-many-tables",
+        )
+
     def _count(self, table_id: str, client: str) -> None:
         self.going[table_id] = client
         self.per_client[client] += 1
@@ -503,7 +528,12 @@ class TableHub:
     def load_unfinished(self) -> int:
         """Load every unfinished table from the store by replaying its record; how many. A
         table that cannot be loaded is logged once (its id and why) and set aside
-        (:attr:`set_aside`): the others are served all the same."""
+        (:attr:`set_aside`): the others are served all the same. With a store shared by several
+        processes, none: a process holds only the tables it serves (loaded when one of their
+        seats joins here, or when it takes over their driving), so that its memory and its
+        start-up do not grow with the whole database."""
+        if self.shared is not None:
+            return 0
         count = 0
         for table_id in self.store.unfinished():
             table = self._load_now(table_id)
@@ -572,6 +602,8 @@ class TableHub:
             self._set_aside(table_id, error)
             return None
         loaded = self.tables.setdefault(table_id, table)  # another join may have loaded it
+        if loaded is table and not table.is_over and table_id not in self.going:
+            self._count(table_id, table.client)
         if self.shared is not None and loaded is table:
             self._heard(table_id, -1)  # what was committed while it loaded
         return loaded
@@ -612,9 +644,7 @@ class TableHub:
         :data:`RESTART_GRACE` seconds more (at most a turn): nobody is played by a bot for the
         server's downtime."""
         for table in self.tables.values():
-            if table.deadline is not None and table.turn_seconds is not None:
-                grace = now() + min(RESTART_GRACE, table.turn_seconds)
-                table.deadline = max(table.deadline, grace)
+            _grace(table)
             self._arm(table)
             self.wake_bots(table)
         if self.expire_after is not None:
@@ -646,6 +676,11 @@ class TableHub:
         """Add a connection to a seat and send it the seat's view; if the seat had none, the
         other seats are sent theirs again, which show it connected (:meth:`_presence_changed`)."""
         place = table.seats[seat]
+        if self.shared is not None and table.id not in self.tables and not table.closed:
+            self.tables[table.id] = table  # held again: it was let go since it was found
+            if not table.is_over:
+                self._count(table.id, table.client)
+            self._heard(table.id, -1)
         first = not place.connections
         place.connections.add(connection)
         connection.send(table.view_text(seat))
@@ -677,6 +712,33 @@ class TableHub:
             self.finished[table.id] = table
             while len(self.finished) > FINISHED_KEPT:
                 self.finished.popitem(last=False)
+        elif nobody:
+            self._let_go(table)
+
+    def _let_go(self, table: Table) -> bool:
+        """With a shared store, forget an unfinished table nobody here needs any more (no seat
+        connected here, this process not driving it, no move of it under way): its changes are
+        no longer followed, and a seat that joins here loads it again from the rows. Whether it
+        was let go."""
+        if self.shared is None or self.tables.get(table.id) is not table:
+            return False
+        if any(s.connections for s in table.seats) or table.lock.locked():
+            return False
+        if self.leases is not None and table.id in self.leases.held:
+            return False
+        if table.bot_task is not None and not table.bot_task.done():
+            return False
+        for timer in (table.timer, table.presence_timer):
+            if timer is not None:
+                timer.cancel()
+        table.timer = table.presence_timer = None
+        del self.tables[table.id]
+        self._uncount(table.id)
+        if table.is_over:
+            self.finished[table.id] = table
+            while len(self.finished) > FINISHED_KEPT:
+                self.finished.popitem(last=False)
+        return True
 
     async def move(
         self, table: Table, seat: int, seq: int, action: object, connection: Connection
@@ -896,25 +958,26 @@ class TableHub:
         return True
 
     async def _adopt(self, leases: TableLeases) -> None:
-        """Load the unfinished tables that no process holds (their process died, and none of
-        their seats came back elsewhere), so that their bots and clocks go on."""
+        """Take over (load and drive) the unfinished tables that need a driver and have none
+        (their process died, or stopped), :data:`_ADOPT_AT_ONCE` at most a round, so that
+        their bots and clocks go on. A clock that ran out meanwhile gives its seat
+        :data:`RESTART_GRACE` seconds more (at most a turn), as at a restart."""
         try:
-            for table_id in self.store.unfinished():
-                if table_id in self.tables or table_id in self.set_aside:
-                    continue
-                if not await leases.try_take(table_id):
-                    continue
-                try:
-                    table = await self._load_later(table_id)
-                except StorageFailed:
-                    table = None
+            for table_id in await leases.take_free(_ADOPT_AT_ONCE):
+                table = self.tables.get(table_id)
+                if table is None and table_id not in self.set_aside:
+                    try:
+                        table = await self._load_later(table_id)
+                    except StorageFailed:
+                        table = None
                 if table is None or table.is_over or table.closed:
                     await leases.release(table_id)
                     continue
-                if table_id not in self.going:
-                    self._count(table_id, table.client)
                 log.info("table %s taken over", table_id)
-                self._arm(table)
+                await self._catch_up(table)  # the last driver's moves first
+                async with table.lock:
+                    _grace(table)
+                    self._arm(table)
                 self.wake_bots(table)
         except self.store.errors as error:
             if not self._leases_failing:
@@ -962,10 +1025,23 @@ class TableHub:
                         log.warning("leases not taken now: %s", one_line(error))
                     failed = True
                     break
+            if not failed:
+                await self._let_go_idle(leases)
             if self._leases_failing and not failed:
                 log.info("leases taken again")
             self._leases_failing = failed
             await asyncio.sleep(self.lease_every)
+
+    async def _let_go_idle(self, leases: TableLeases) -> None:
+        """Give up the leases of tables over, expired or no longer held here, and let go the
+        tables nobody here needs (:meth:`_let_go`): what a process holds stays what it
+        serves."""
+        for table_id in leases.held:
+            table = self.tables.get(table_id)
+            if table is None or table.is_over or table.closed:
+                await leases.release(table_id)
+        for table in list(self.tables.values()):
+            self._let_go(table)
 
     # -- turn clock -----------------------------------------------------------------------
 
@@ -1035,6 +1111,14 @@ class TableHub:
         seconds): its game is not scored, its slot is freed, its seats are told (notice
         ``expired``) and their links open it no more. How many were closed."""
         closed = 0
+        if self.shared is not None:
+            # The tables no process here holds: closed in the database, by the stored time of
+            # their last move, which lags the real one by up to TOUCH_EVERY (so never early).
+            # The processes that hold one hear it closed.
+            try:
+                closed += len(await self.shared.expire_idle(before - TOUCH_EVERY))
+            except self.store.errors as error:
+                log.warning("idle tables not expired now: %s", one_line(error))
         for table_id in list(self.going):
             table = self.tables.get(table_id)
             if table is None or table.touched >= before:
@@ -1128,6 +1212,14 @@ class TableHub:
         # Slow: in the pool's few processes, so that the loop serves other tables and no
         # number of search bots takes more than the pool's share of the machine.
         return await self.pool.decide(bot, seen, table.rng)
+
+
+def _grace(table: Table) -> None:
+    """A table driven afresh (at a restart, or taken over): a clock that ran out, or nearly,
+    gives its seat :data:`RESTART_GRACE` seconds more (at most a turn)."""
+    if table.deadline is not None and table.turn_seconds is not None:
+        grace = now() + min(RESTART_GRACE, table.turn_seconds)
+        table.deadline = max(table.deadline, grace)
 
 
 def _needs_driver(table: Table) -> bool:
@@ -1249,7 +1341,8 @@ _FAILED: Final = object()
 """...the store failed (the table's notice says so)."""
 _CONFLICT: Final = object()
 """...another process stored that move number first (a shared store)."""
-_ORPHAN_EVERY: Final = 5  # lease rounds between two looks for tables no process holds
+_ORPHAN_EVERY: Final = 2  # lease rounds between two looks for tables no process holds
+_ADOPT_AT_ONCE: Final = 64  # tables' leases taken over at most in one look
 _TRIES: Final = 3  # a move tried again after conflicts, at most (each one catches up first)
 
 
