@@ -98,8 +98,12 @@ def test_an_away_seat_stays_away_across_a_restart(tmp_path: Path) -> None:
 def test_a_clock_that_ran_out_while_the_server_was_down_gives_a_grace(tmp_path: Path) -> None:
     db = tmp_path / "down.sqlite"
     app = create_app(db, bot_delay=600, rate=1000, turn_seconds=2)
-    with TestClient(app) as client:
+    with TestClient(app) as client, client.websocket_connect("/ws") as ws:
         created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        token = created["seats"][1]["token"]
+        ws.send_json({"type": "join", "token": token, "table": created["table"]})
+        ws.receive_json()
+        assert ws.receive_json()["clock"]["seat"] == 0  # started: seat 0's time runs
         hub: TableHub = app.state.hub  # type: ignore[attr-defined]
         deadline = hub.tables[created["table"]].deadline
     assert deadline is not None
@@ -110,3 +114,42 @@ def test_a_clock_that_ran_out_while_the_server_was_down_gives_a_grace(tmp_path: 
         hub = again.state.hub  # type: ignore[attr-defined]
         table = hub.tables[created["table"]]
         assert table.deadline is not None and table.deadline > now() and table.away == set()
+
+
+def test_the_clock_starts_when_the_first_person_sits_down_not_at_the_creation(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "late.sqlite"
+    with TestClient(create_app(db, bot_delay=600, rate=1000, turn_seconds=1)) as client:
+        created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        time.sleep(1.5)  # longer than a turn, before anybody comes
+        with client.websocket_connect("/ws") as ws:
+            token = created["seats"][1]["token"]
+            ws.send_json({"type": "join", "token": token, "table": created["table"]})
+            ws.receive_json()
+            first = ws.receive_json()
+            assert first["clock"]["seat"] == 0 and not first["seats"][0]["away"]  # not run out
+    store = TableStore(db)
+    try:  # stored, as another process or a restart must know it
+        stored = store.load(created["table"])
+        assert stored is not None and stored.meta.deadline is not None
+    finally:
+        store.close()
+
+
+def test_an_away_person_takes_the_seat_back_with_the_back_message(tmp_path: Path) -> None:
+    db = tmp_path / "back.sqlite"
+    with TestClient(create_app(db, bot_delay=600, rate=1000, turn_seconds=1)) as client:
+        created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        with client.websocket_connect("/ws") as ws:
+            token = created["seats"][0]["token"]
+            ws.send_json({"type": "join", "token": token, "table": created["table"]})
+            ws.receive_json()
+            away = _until(ws, lambda v: v["seats"][0]["away"])
+            assert away["number"] == 0  # the bot waits its (long) delay: no move yet
+            ws.send_json({"type": "back"})
+            back = _until(ws, lambda v: not v["seats"][0]["away"])
+            assert back["number"] == 0 and back["clock"]["seat"] == 0  # its own time again
+            ws.send_json({"type": "back"})  # not away: nothing happens, nothing is refused
+            ws.send_json({"type": "ping"})
+            assert ws.receive_json() == {"type": "pong"}

@@ -370,3 +370,10 @@ def test_a_finished_table_leaves_memory_and_shows_its_score_again(client: TestCl
     _, welcome, final = joined(client, created, 0)
     assert final == view and welcome["next_seq"] == seq
     assert created["table"] in hub(client).tables
+
+
+def test_the_back_message_is_read_and_takes_no_field() -> None:
+    from buraco_rules.server.protocol import Back, read_frame
+
+    assert read_frame('{"type": "back"}') == Back()
+    assert read_frame('{"type": "back", "extra": 1}') == Back()  # as ping: nothing to read

@@ -26,7 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .. import variants
 from .clock import DEFAULT_TURN_SECONDS
 from .guard import CreationLimit, OriginGuard, client_key
-from .protocol import Join, Move, ProtocolError, read_frame
+from .protocol import Back, Join, Move, ProtocolError, read_frame
 from .stores import Store, open_store
 from .tables import CreateError, RecordError, StorageFailed, Table, TableHub
 
@@ -332,6 +332,8 @@ class _Client:
                     elif isinstance(message, Move):
                         table, seat = joined
                         await self.hub.move(table, seat, message.seq, message.action, self)
+                    elif isinstance(message, Back):
+                        await self.hub.back(*joined)
                     else:
                         self.send({"type": "pong"})
                 except ProtocolError as error:

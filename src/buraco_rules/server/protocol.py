@@ -16,6 +16,7 @@ __all__ = [
     "MAX_FRAME_CHARS",
     "MAX_SEQ",
     "MAX_TOKEN_CHARS",
+    "Back",
     "Join",
     "Move",
     "Ping",
@@ -66,7 +67,13 @@ class Ping:
     """``{"type": "ping"}``: answered ``{"type": "pong"}``."""
 
 
-def read_frame(text: str) -> Join | Move | Ping:
+@attrs.frozen
+class Back:
+    """``{"type": "back"}``: the person of a seat the turn clock gave to a bot is back and takes
+    it again (any move does too); nothing happens at a seat that is not away."""
+
+
+def read_frame(text: str) -> Join | Move | Ping | Back:
     """The message a text frame holds, or a :class:`ProtocolError`."""
     if len(text) > MAX_FRAME_CHARS:
         raise ProtocolError(
@@ -98,4 +105,6 @@ def read_frame(text: str) -> Join | Move | Ping:
         return Move(seq, action)
     if kind == "ping":
         return Ping()
+    if kind == "back":
+        return Back()
     raise ProtocolError("malformed", f"unknown message type {describe(kind)}")

@@ -16,7 +16,7 @@ import logging
 import random
 import secrets
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any, Final, Protocol
 
 import attrs
@@ -35,7 +35,7 @@ from ..core.actions import Action
 from ..core.errors import IllegalAction
 from ..core.quoting import describe
 from ..engine.scoring import TeamScore, score
-from ..engine.state import GameState
+from ..engine.state import GameState, Phase
 from ..formats import (
     DecodeError,
     GameRecord,
@@ -50,7 +50,13 @@ from ..formats import (
 from ..hidden.views import PlayerView, view
 from ..play.face import apply, legal_actions, new_game
 from ..play.match import Match, new_match
-from .clock import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS, RESTART_GRACE
+from .clock import (
+    AWAY_PAUSE,
+    DEFAULT_TURN_SECONDS,
+    MAX_TURN_SECONDS,
+    MIN_TURN_SECONDS,
+    RESTART_GRACE,
+)
 from .store import EXPIRED, FINISHED, SeatRow, StoredTable, TableMeta, now
 from .stores import SharedStore, Store, TableLeases, is_conflict, is_full
 from .thinking import Backoff, ThinkingPool, one_line
@@ -446,7 +452,7 @@ class TableHub:
         )
         table.turn_seconds = turn if isinstance(turn, int) else None
         table.client = client
-        table.deadline = self._deadline(table, state, turn_changed=True)
+        table.deadline = None  # the clock starts when the first person sits down (join)
         table.stored = table.meta()
         # Counted before the commit, which yields: creations under way count toward the caps.
         self._count(table_id, client)
@@ -683,10 +689,41 @@ class TableHub:
             self._heard(table.id, -1)
         first = not place.connections
         place.connections.add(connection)
+        if table.turn_seconds is not None and table.deadline is None and not table.moves:
+            self._start_clock(table)
         connection.send(table.view_text(seat))
         table.shown[connection] = table.presence()
         if first:
             self._presence_changed(table)
+
+    def _start_clock(self, table: Table) -> None:
+        """A person sits down at a table that has no move yet: its clock starts, for whoever is
+        to move, so that nobody's time runs out before anyone could come. Stored (and so heard
+        by the other processes) right after; kept in memory if the store fails, and stored
+        with the next move."""
+        if table.closed or table.is_over:
+            return
+        table.deadline = self._deadline(table, table.state, turn_changed=True)
+        if table.deadline is not None:  # else a bot's turn: the clock starts with a person's
+            self._arm(table)
+            self._spawn_task(self._store_meta(table, "the clock's start"))
+
+    async def _store_meta(self, table: Table, what: str) -> None:
+        """Store the table's clock and away seats as they are (a failure is logged: the next
+        move stores them)."""
+        async with table.lock:
+            try:
+                await self.store.update(table.id, table.meta())
+                table.stored = table.meta()
+            except self.store.errors as error:
+                log.warning("table %s: %s not stored: %s", table.id, what, one_line(error))
+
+    async def back(self, table: Table, seat: int) -> None:
+        """The person of ``seat`` says they are back (the ``back`` message): a seat the clock
+        gave to a bot is theirs again; nothing happens at a seat that is not away."""
+        async with table.lock:
+            if seat in table.away and not table.closed and not table.is_over:
+                await self._come_back(table, seat)
 
     def _presence_changed(self, table: Table) -> None:
         """A seat of ``table`` was connected or gone: the views that show it go out in
@@ -1070,7 +1107,11 @@ class TableHub:
         table.timer = loop.call_later(max(0.0, table.deadline - now()), self._spawn, table)
 
     def _spawn(self, table: Table) -> None:
-        task = asyncio.get_running_loop().create_task(self._time_out(table))
+        self._spawn_task(self._time_out(table))
+
+    def _spawn_task(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` on the loop, kept until done (and cancelled by :meth:`stop`)."""
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -1172,7 +1213,12 @@ class TableHub:
         nothing but the end of the game (or of the server) stops a table's bots."""
         backoff = Backoff()
         while True:
-            await asyncio.sleep(backoff.pause(self.bot_delay))
+            pause = self.bot_delay
+            hand = table.hand
+            if hand.current_player in table.away and hand.phase is Phase.DRAW:
+                # A turn begins: its person may be back for it (a table's turn at most).
+                pause = max(pause, min(AWAY_PAUSE, table.turn_seconds or AWAY_PAUSE))
+            await asyncio.sleep(backoff.pause(pause))
             async with table.lock:
                 seat = table.hand.current_player
                 bot = self._bot_of(table, seat)
