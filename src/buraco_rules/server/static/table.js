@@ -24,6 +24,7 @@
     long_meld_size: "int",
     long_meld_bonus: "int",
     take_both_extra_piles: "bool",
+    first_draw_refusal: "bool",
   };
   // Variants whose pile is taken whole, without a meld (R11): taking it "with naturals only"
   // means nothing there, and the server refuses that option.
@@ -342,6 +343,7 @@
       found.push(t("house.opening_thresholds", { pairs: rules.opening_thresholds.map((p) => p[0] + ": " + p[1]).join(", ") }));
     }
     if (rules.take_both_extra_piles) found.push(t("house.take_both_extra_piles"));
+    if (rules.first_draw_refusal) found.push(t("house.first_draw_refusal"));
     if (rules.long_meld_size > 0) found.push(t("house.long_meld", { size: rules.long_meld_size, bonus: rules.long_meld_bonus }));
     return found;
   }
@@ -701,6 +703,7 @@
     const k = form || "move";
     let text;
     if (words[0] === "draw") text = t(k + ".draw");
+    else if (words[0] === "refuse") text = t(k + ".refuse");
     else if (words[0] === "take" && words.length === 1) text = move.pile ? t(k + ".take.count", { cards: plural("cards", move.pile) }) : t(k + ".take");
     else if (words[0] === "take" && words[1] === "meld") text = t(k + ".take.meld", { cards: cards(move.shown || words.slice(2)) });
     else if (words[0] === "take" && words[1] === "add") text = t(k + ".take.add", { cards: cards(words.slice(3)), meld: Number(words[2]) + 1 });
@@ -1037,6 +1040,8 @@
       else if (kinds.has("meld")) hint = t("hint.draw.take.meld", { top: top });
       else if (kinds.has("add")) hint = t("hint.draw.take.add", { top: top });
       else hint = t("hint.draw");
+    } else if (legal.includes("refuse") && message.view && message.view.first_draw) {
+      hint = t("hint.refuse", { card: prettyCards([message.view.first_draw]) });
     } else hint = t("hint.play");
     $("hint").textContent = hint;
 
