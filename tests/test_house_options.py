@@ -1221,3 +1221,45 @@ def test_R32_house_first_draw_refusal_every_bot_plays_a_hand_with_it(rules: br.R
                 break
             action = bot.choose(br.view(state, state.current_player), rng)
             state = br.apply(state, action)
+
+
+def test_R32_house_first_draw_refusal_is_offered_and_played_by_the_server(tmp_path: Any) -> None:
+    from starlette.testclient import TestClient
+
+    from buraco_rules.server import create_app
+
+    with TestClient(create_app(tmp_path / "r32.sqlite", bot_delay=0)) as client:
+        listed = client.get("/api/variants").json()
+        assert all("first_draw_refusal" in v["options"] for v in listed)
+        request = {
+            "variant": "buraco-fechado",
+            "players": 2,
+            "seats": ["human", "human"],
+            "options": {"first_draw_refusal": True},
+        }
+        answer = client.post("/api/tables", json=request)
+        assert answer.status_code == 201, answer.json()
+        table = answer.json()
+        me, you = table["seats"]
+        with client.websocket_connect("/ws") as ws, client.websocket_connect("/ws") as other:
+            ws.send_json({"type": "join", "token": me["token"], "table": table["table"]})
+            assert ws.receive_json()["type"] == "welcome" and ws.receive_json()["type"] == "view"
+            other.send_json({"type": "join", "token": you["token"], "table": table["table"]})
+            assert other.receive_json()["type"] == "welcome"
+            assert other.receive_json()["type"] == "view"
+            ws.receive_json()  # seat 1's presence, shown to seat 0
+            ws.send_json({"type": "move", "seq": 1, "action": "draw"})
+            assert ws.receive_json()["type"] == "accepted"
+            mine = ws.receive_json()
+            assert mine["legal"][0] == "refuse" and mine["view"]["first_draw"] is not None
+            theirs = other.receive_json()
+            assert theirs["view"]["first_draw"] is None and theirs["view"]["first_turn"]
+            drawn = mine["view"]["first_draw"]
+            ws.send_json({"type": "move", "seq": 2, "action": "refuse"})
+            assert ws.receive_json()["type"] == "accepted"
+            mine = ws.receive_json()
+            assert mine["view"]["discard_pile"] == drawn and "refuse" not in mine["legal"]
+            assert other.receive_json()["view"]["discard_pile"] == drawn  # now public
+            ws.send_json({"type": "move", "seq": 3, "action": "refuse"})
+            refused = ws.receive_json()
+            assert refused["type"] == "refused" and refused["code"] == "cannot-refuse"
