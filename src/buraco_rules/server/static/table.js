@@ -1025,11 +1025,13 @@
     const buttons = {
       "btn-draw": mine && legal.includes("draw"),
       "btn-take": mine && has("take"),
+      "btn-refuse": mine && legal.includes("refuse"), // R32, a house rule
       "btn-meld": mine && has("meld") && selected.size > 0,
       "btn-discard": mine && has("discard") && selected.size === 1,
       "btn-clear": selected.size > 0,
     };
     for (const [id, on] of Object.entries(buttons)) $(id).disabled = !on;
+    $("btn-refuse").hidden = !buttons["btn-refuse"]; // shown only when the refusal is offered
     let hint = "";
     const top = prettyCards(topCard());
     if (message.over) hint = "";
@@ -1312,6 +1314,7 @@
     drawMine();
     $("btn-draw").addEventListener("click", () => send("draw"));
     $("btn-take").addEventListener("click", take);
+    $("btn-refuse").addEventListener("click", () => send("refuse"));
     $("btn-meld").addEventListener("click", () => {
       const action = matches("meld")[0];
       send(action || "meld " + selectedCards().join(" ")); // the engine says why it is refused
