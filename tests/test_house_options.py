@@ -1039,3 +1039,227 @@ def test_R31_house_take_both_extra_piles_random_play_never_sticks(
                 for action in br.legal_actions(state):
                     after = br.apply(state, action)
                     assert after.hands[state.current_player] and after.went_out is None
+
+
+# R32: the first player may refuse the first card drawn (first_draw_refusal).
+
+REFUSE = [attrs.evolve(rules, first_draw_refusal=True) for rules in PRESETS]
+
+
+def first_draw(rules: br.RuleSet, players: int = 2, drawn: str = "KH 4D") -> br.GameState:
+    """Seat 0 has drawn the hand's first card, the first of ``drawn`` (the next follows it)."""
+    hands = ["3C 5C 7C 9D JD 4S 5S 6S QS 5H 6H"]
+    deck = br.arrange_deck(rules, players, hands=hands, stock=drawn)
+    return br.apply(br.new_game(rules, players, deck=deck), br.DrawFromStock())
+
+
+def test_R32_house_first_draw_refusal_is_off_in_every_preset() -> None:
+    assert not any(rules.first_draw_refusal for rules in PRESETS)
+    with pytest.raises(br.InvalidRules, match="first_draw_refusal must be True or False"):
+        attrs.evolve(variants.ITALIAN, first_draw_refusal=1)
+    for rules in REFUSE:
+        codec_round_trip(rules)
+        assert variants.with_options(rules.name, first_draw_refusal=True) == rules
+        assert "first_draw_refusal" in variants.options_for(rules.name)
+        assert variants.options_of(rules) == {"first_draw_refusal": True}
+        assert br.new_game(rules, seed=1).first_turn
+    assert variants.parse_option("first_draw_refusal=true") == ("first_draw_refusal", True)
+    assert not br.new_game(variants.ITALIAN, seed=1).first_turn
+    assert (
+        br.parse_action("Refuse") == br.RefuseFirstDraw() and str(br.RefuseFirstDraw()) == "refuse"
+    )
+    assert br.from_json(br.to_json(br.RefuseFirstDraw())) == br.RefuseFirstDraw()
+
+
+@pytest.mark.parametrize("rules", REFUSE, ids=lambda r: r.name)
+def test_R32_house_first_draw_refusal_the_refused_card_starts_the_pile_and_the_next_is_drawn(
+    rules: br.RuleSet,
+) -> None:
+    state = first_draw(rules)
+    assert state.first_turn and state.first_draw == br.Card("KH")
+    assert br.legal_actions(state)[0] == br.RefuseFirstDraw()  # listed first, then the melds
+    pile = state.discard_pile
+    after = br.apply(state, br.RefuseFirstDraw(), 0)
+    assert after.discard_pile == (*pile, br.Card("KH"))  # face up, on top (R10, R11)
+    assert br.Card("4D") in after.hands[0] and br.Card("KH") not in after.hands[0]
+    assert len(after.hands[0]) == 12 and len(after.stock) == len(state.stock) - 1
+    assert after.phase is br.Phase.PLAY and after.current_player == 0
+    assert not after.first_turn and after.first_draw is None
+    assert br.RefuseFirstDraw() not in br.legal_actions(after)  # the second card stays
+    assert br.validate(after) is after
+    for seat in range(2):  # the refused card is public
+        assert br.view(after, seat).top_of_discard_pile == br.Card("KH")
+    assert br.from_json(br.to_json(state)) == state
+    assert br.from_json(br.to_json(br.view(state, 0))) == br.view(state, 0)
+    # The turn then goes on as any other: a meld or a discard.
+    assert len(br.apply(after, br.NewMeld("4S 5S 6S")).hands[0]) == 9
+    assert br.apply(after, br.Discard("4D")).current_player == 1
+
+
+@pytest.mark.parametrize("rules", REFUSE, ids=lambda r: r.name)
+def test_R32_house_first_draw_refusal_is_refused_elsewhere_with_its_code(
+    rules: br.RuleSet,
+) -> None:
+    code = br.ErrorCode.CANNOT_REFUSE
+    start = br.new_game(rules, 2, seed=5)
+    message = same_refusal_on_every_redeal(start, br.RefuseFirstDraw(), code)
+    assert "draw from the stock first" in message
+    state = first_draw(rules)
+    refused = br.apply(state, br.RefuseFirstDraw())
+    message = same_refusal_on_every_redeal(refused, br.RefuseFirstDraw(), code)
+    assert "once" in message and "R32" in message
+    melded = br.apply(state, br.NewMeld("4S 5S 6S"))
+    same_refusal_on_every_redeal(melded, br.RefuseFirstDraw(), code)
+    second = br.apply(refused, br.Discard("3C"))  # the second player's draw: no refusal
+    second = br.apply(second, br.DrawFromStock())
+    assert not second.first_turn and second.first_draw is None
+    same_refusal_on_every_redeal(second, br.RefuseFirstDraw(), code)
+    if rules.discard_pile_starts_face_up:  # a first player who takes the pile draws nothing
+        taken = br.apply(br.new_game(rules, 2, seed=5), br.TakeDiscardPile())
+        same_refusal_on_every_redeal(taken, br.RefuseFirstDraw(), code)
+    plain = attrs.evolve(state, rules=attrs.evolve(rules, first_draw_refusal=False))
+    plain = attrs.evolve(plain, first_turn=False, first_draw=None)
+    message = same_refusal_on_every_redeal(plain, br.RefuseFirstDraw(), code)
+    assert "does not" in message
+    with pytest.raises(br.IllegalAction) as caught:
+        br.apply(state, br.RefuseFirstDraw(), 1)
+    assert caught.value.code is br.ErrorCode.NOT_YOUR_TURN
+
+
+@pytest.mark.parametrize("rules", REFUSE, ids=lambda r: r.name)
+def test_R32_house_first_draw_refusal_other_seats_never_learn_the_card_drawn(
+    rules: br.RuleSet,
+) -> None:
+    # Two deals that differ only in which of two hidden cards is drawn first.
+    players = max(rules.player_counts)
+    one, two = first_draw(rules, players, "KH 4D"), first_draw(rules, players, "4D KH")
+    for seat in range(1, players):
+        seen = br.view(one, seat)
+        assert seen.first_draw is None and seen.first_turn
+        assert seen == br.view(two, seat)
+        assert br.legal_actions(seen) == br.legal_actions(br.view(two, seat))
+    rng = random.Random(32)
+    for seat in range(players):
+        seen = br.view(one, seat)
+        for _ in range(5):
+            other = br.determinize(seen, rng)
+            assert br.validate(other) is other and br.view(other, seat) == seen
+            assert other.first_draw in other.hands[0]
+            assert br.legal_actions(other)[0] == br.RefuseFirstDraw()
+            after = br.apply(other, br.RefuseFirstDraw())
+            # Once refused, the card is the pile's top: public, as every other top card.
+            assert after.discard_pile[-1] == other.first_draw
+            if seat == 0:  # the drawer's own view keeps the card it drew, and its moves
+                assert other.first_draw == br.Card("KH")
+                assert br.legal_actions(other) == br.legal_actions(one)
+
+
+@pytest.mark.parametrize(("rules", "players"), [(REFUSE[0], 4), (REFUSE[2], 2), (REFUSE[3], 4)])
+def test_R32_house_first_draw_refusal_generator_lists_what_the_checker_accepts(
+    rules: br.RuleSet, players: int
+) -> None:
+    small = attrs.evolve(rules, hand_size=9)  # the brute force tries every subset of the hand
+    compared = 0
+    for seed in range(3):
+        state = br.new_game(small, players, seed=seed)
+        for action in (br.DrawFromStock(), br.RefuseFirstDraw()):
+            compared += brute_force(state)
+            state = br.apply(state, action)
+        compared += brute_force(state)
+    assert compared >= 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([(r, n) for r in REFUSE for n in r.player_counts]),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_R32_house_first_draw_refusal_random_play_never_sticks(
+    config: tuple[br.RuleSet, int], seed: int
+) -> None:
+    rules, players = config
+    random_play_holds(rules, players, seed)
+    # The re-deal property on the hand's first turn, the refusal listed or just made.
+    rng = random.Random(seed)
+    state = br.apply(br.new_game(rules, players, seed=seed), br.DrawFromStock())
+    if rng.random() < 0.5:
+        state = br.apply(state, br.RefuseFirstDraw())
+    seat = rng.randrange(players)
+    seen = br.view(state, seat)
+    other = br.determinize(seen, rng)
+    assert br.validate(other) is other and br.view(other, seat) == seen
+    listed = br.legal_actions(other)
+    assert (br.RefuseFirstDraw() in listed) == (br.RefuseFirstDraw() in br.legal_actions(state))
+    if seat == state.current_player:
+        assert listed == br.legal_actions(state)
+
+
+def test_R32_house_first_draw_refusal_greedy_refuses_a_card_it_has_no_use_for() -> None:
+    rules = REFUSE[0]
+    # KH has no neighbour in the hand and fits no meld: refused. 4S joins 5S 6S: kept.
+    useless = first_draw(rules, 2, "KH 4D")
+    assert GreedyBot().choose(br.view(useless, 0), random.Random(0)) == br.RefuseFirstDraw()
+    useful = first_draw(rules, 2, "4C 4D")
+    assert GreedyBot().choose(br.view(useful, 0), random.Random(0)) != br.RefuseFirstDraw()
+
+
+@pytest.mark.parametrize("rules", REFUSE, ids=lambda r: r.name)
+def test_R32_house_first_draw_refusal_every_bot_plays_a_hand_with_it(rules: br.RuleSet) -> None:
+    from buraco_rules.bots import ISMCTSBot, MonteCarloBot, RandomBot
+
+    bots = [
+        GreedyBot(),
+        RandomBot(),
+        MonteCarloBot(playouts=2, candidates=2, horizon=2),
+        ISMCTSBot(playouts=3, horizon=1),
+    ]
+    rng = random.Random(32)
+    for k, bot in enumerate(bots):
+        state = br.apply(br.new_game(rules, seed=k), br.DrawFromStock())
+        for _ in range(6):  # the first turns, where the refusal is offered and taken or not
+            if state.is_over:
+                break
+            action = bot.choose(br.view(state, state.current_player), rng)
+            state = br.apply(state, action)
+
+
+def test_R32_house_first_draw_refusal_is_offered_and_played_by_the_server(tmp_path: Any) -> None:
+    from starlette.testclient import TestClient
+
+    from buraco_rules.server import create_app
+
+    with TestClient(create_app(tmp_path / "r32.sqlite", bot_delay=0)) as client:
+        listed = client.get("/api/variants").json()
+        assert all("first_draw_refusal" in v["options"] for v in listed)
+        request = {
+            "variant": "buraco-fechado",
+            "players": 2,
+            "seats": ["human", "human"],
+            "options": {"first_draw_refusal": True},
+        }
+        answer = client.post("/api/tables", json=request)
+        assert answer.status_code == 201, answer.json()
+        table = answer.json()
+        me, you = table["seats"]
+        with client.websocket_connect("/ws") as ws, client.websocket_connect("/ws") as other:
+            ws.send_json({"type": "join", "token": me["token"], "table": table["table"]})
+            assert ws.receive_json()["type"] == "welcome" and ws.receive_json()["type"] == "view"
+            other.send_json({"type": "join", "token": you["token"], "table": table["table"]})
+            assert other.receive_json()["type"] == "welcome"
+            assert other.receive_json()["type"] == "view"
+            ws.receive_json()  # seat 1's presence, shown to seat 0
+            ws.send_json({"type": "move", "seq": 1, "action": "draw"})
+            assert ws.receive_json()["type"] == "accepted"
+            mine = ws.receive_json()
+            assert mine["legal"][0] == "refuse" and mine["view"]["first_draw"] is not None
+            theirs = other.receive_json()
+            assert theirs["view"]["first_draw"] is None and theirs["view"]["first_turn"]
+            drawn = mine["view"]["first_draw"]
+            ws.send_json({"type": "move", "seq": 2, "action": "refuse"})
+            assert ws.receive_json()["type"] == "accepted"
+            mine = ws.receive_json()
+            assert mine["view"]["discard_pile"] == drawn and "refuse" not in mine["legal"]
+            assert other.receive_json()["view"]["discard_pile"] == drawn  # now public
+            ws.send_json({"type": "move", "seq": 3, "action": "refuse"})
+            refused = ws.receive_json()
+            assert refused["type"] == "refused" and refused["code"] == "cannot-refuse"

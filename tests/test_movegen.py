@@ -40,6 +40,7 @@ def candidates(state: br.GameState) -> Iterator[object]:
     team = state.current_player % 2
     hand = state.hands[state.current_player]
     melds = range(len(state.melds[team]))
+    yield br.RefuseFirstDraw()  # R32: accepted only right after the hand's first draw
     if state.phase is br.Phase.DRAW:
         yield br.DrawFromStock()
         yield br.TakeDiscardPile()

@@ -321,7 +321,7 @@ def test_a_refused_value_is_quoted_by_the_quoting_module_alone() -> None:
 
 # --- the notation, written and read in one module ------------------------------------------------
 
-VERBS = frozenset({"draw", "take", "meld", "add", "discard"})
+VERBS = frozenset({"draw", "refuse", "take", "meld", "add", "discard"})
 
 
 def test_the_notation_is_written_and_read_in_one_module() -> None:
@@ -352,6 +352,7 @@ def test_the_notation_is_written_and_read_in_one_module() -> None:
         "AddToMeld": "write_add",
         "TakeDiscardPile": "write_take",
         "Discard": "write_discard",
+        "RefuseFirstDraw": "write_refuse",
     }
     assert "def __str__" not in (SRC / "core/actions.py").read_text(encoding="utf-8")
 

@@ -171,13 +171,16 @@ def test_each_kind_of_action_has_the_documented_sequence() -> None:
         "end",
     ]
     assert slot_token(4) == FIRST_SLOT + 4 and card_token(br.JOKER) == 95
+    # R32: END alone, which ends nothing, is the refusal of the first card drawn.
+    assert action_to_tokens(br.RefuseFirstDraw()) == (END,)
+    assert tokens_to_action([END]) == br.RefuseFirstDraw()
 
 
 @pytest.mark.parametrize(
     "tokens",
     [
         (),
-        (END,),
+        (END, END),
         (MELD,),
         (DRAW, DRAW),
         (card("5S"), END),
@@ -270,3 +273,16 @@ def test_the_token_code_needs_nothing_beyond_the_engine() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})
+
+
+def test_R32_the_refusal_of_the_first_card_drawn_is_reachable_as_tokens() -> None:
+    rules = variants.with_options("italian", first_draw_refusal=True)
+    state = br.apply(br.new_game(rules, 2, seed=32), br.DrawFromStock())
+    assert br.legal_actions(state)[0] == br.RefuseFirstDraw()
+    check_code(state)
+    assert END in legal_tokens(state) and legal_tokens(state, (END,)) == ()
+    assert walk(br.view(state, 0)) == walk(state)
+    assert legal_tokens(br.view(state, 1)) == ()  # another seat is offered nothing
+    after = br.apply(state, tokens_to_action((END,)))
+    assert END not in legal_tokens(after)
+    check_code(after)

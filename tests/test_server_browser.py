@@ -332,6 +332,8 @@ def play_by_mouse(driver: Any, action: br.Action, top: str | None) -> None:
     team = 0
     if isinstance(action, br.DrawFromStock):
         driver.find_element("id", "btn-draw").click()
+    elif isinstance(action, br.RefuseFirstDraw):  # R32, shown only when offered
+        driver.find_element("id", "btn-refuse").click()
     elif isinstance(action, br.TakeDiscardPile):
         if action.meld is not None:
             cards = [str(c) for c in action.meld.cards]
@@ -885,12 +887,14 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
     rising.clear()
     ranks.clear()
     ranks.send_keys("ak")
+    page.find_element("id", "opt-first_draw_refusal").click()  # R32
     params, url = start_table(page, "canasta-stbl")
     open_seat(page, url)
     observer = Observer(server.ws_url, params["table"], params["token"])
     try:
         rules = observer.view(0)["view"]["rules"]
         assert rules["closed_take_naturals_only"] and rules["set_ranks"] == "AK"
+        assert rules["first_draw_refusal"]
         house = page.find_element("id", "house-rules").text
         assert house == " ".join(
             (
@@ -898,6 +902,8 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
                 words["house.closed_take_naturals_only"],
                 "\u00b7",
                 words["house.set_ranks"].replace("{ranks}", "A K"),
+                "\u00b7",
+                words["house.first_draw_refusal"],
             )
         )
         # The turn clock: this seat's, counting down from the table's 300 seconds.
@@ -925,7 +931,15 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
         finally:
             resource.prlimit(pid, resource.RLIMIT_FSIZE, (hard, hard))
         keys(page, Keys.ESCAPE)
-        play_hand(page, [observer], play_by_mouse, 3, moves=12)
+
+        def refusal_shown(message: dict[str, Any], seen: br.PlayerView) -> None:
+            # R32: the button is there exactly when the refusal is offered (the first draw).
+            offered = "refuse" in message["legal"]
+            assert offered == (seen.first_draw is not None)
+            shown = page.find_element("id", "btn-refuse").is_displayed()
+            assert shown == offered, (shown, message["legal"][:3])
+
+        play_hand(page, [observer], play_by_mouse, 3, on_turn=refusal_shown, moves=12)
         assert not page.find_element("id", "notice").is_displayed()
         assert page.find_element("id", "house-rules").is_displayed()
     finally:

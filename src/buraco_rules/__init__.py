@@ -19,6 +19,7 @@ from .core.actions import (
     Discard,
     DrawFromStock,
     NewMeld,
+    RefuseFirstDraw,
     TakeDiscardPile,
 )
 from .core.cards import DECK, JOKER, Card, Rank, Suit, parse_cards
@@ -86,6 +87,7 @@ __all__ = [
     "Phase",
     "PlayerView",
     "Rank",
+    "RefuseFirstDraw",
     "ReplayError",
     "RuleSet",
     "Suit",

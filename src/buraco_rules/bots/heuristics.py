@@ -15,7 +15,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
-from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.actions import (
+    Action,
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    RefuseFirstDraw,
+    TakeDiscardPile,
+)
 from ..core.cards import Card, all_cards
 from ..core.rules import CANASTA_SIZE, RuleSet
 from ..engine.going_out import has_required_canasta
@@ -207,6 +215,17 @@ class Assessment:
                 break
         return worth
 
+    def refusal_gain(self) -> float:
+        """R32: what refusing the card just drawn is worth. A card the hand has no use for is
+        swapped for an unknown one, before anything else (so ranked with the melds first); a card
+        worth keeping, or one that would feed the next seat from the pile's top, is kept."""
+        drawn = self.view.first_draw
+        if drawn is None:
+            return -1e9
+        if self.keep_value(drawn) > 0 or self.feeds_opponents(drawn) > 0:
+            return -1e9
+        return 2 * MELD_FIRST  # before any meld: the refusal comes first or never (R32)
+
     def feeds_opponents(self, card: Card) -> float:
         """How much discarding ``card`` helps the next opponents: a card that fits one of their
         melds lets them take a closed pile (R10) or simply use it."""
@@ -283,6 +302,8 @@ def rank_actions(assessment: Assessment, actions: Sequence[Action]) -> list[tupl
             worth = DRAW_VALUE
         elif type(action) is TakeDiscardPile:
             worth = assessment.take_gain(action)
+        elif type(action) is RefuseFirstDraw:
+            worth = assessment.refusal_gain()
         elif type(action) is NewMeld or type(action) is AddToMeld:
             worth = assessment.meld_gain(action)
             if worth > 0:

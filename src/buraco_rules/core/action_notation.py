@@ -8,7 +8,7 @@ use it without an upward import.
 The grammar (``docs/formats.md``), words separated by spaces, keywords in any case of their
 ASCII letters (a look-alike such as the Kelvin sign, which lower-cases to ``k``, is refused)::
 
-    action  = "draw" | "take" [ " " meld ] | meld | "discard " card
+    action  = "draw" | "refuse" | "take" [ " " meld ] | meld | "discard " card
     meld    = "meld " cards | "add " index " " cards
     cards   = card { " " card }
     index   = 1 to 3 digits (the meld's position in the team's melds, from 0 to 999, as
@@ -42,6 +42,7 @@ __all__ = [
     "DRAW",
     "MAX_NOTATION_CHARS",
     "MELD",
+    "REFUSE",
     "TAKE",
     "Sentence",
     "read",
@@ -50,6 +51,7 @@ __all__ = [
     "write_discard",
     "write_draw",
     "write_meld",
+    "write_refuse",
     "write_take",
 ]
 
@@ -59,6 +61,8 @@ MAX_NOTATION_CHARS: Final = 500
 takes 444 characters (a legal move takes some tens)."""
 DRAW: Final = "draw"
 """The verb of :class:`~buraco_rules.core.actions.DrawFromStock`, and its whole notation."""
+REFUSE: Final = "refuse"
+"""The verb of :class:`~buraco_rules.core.actions.RefuseFirstDraw` (R32), and its whole notation."""
 TAKE: Final = "take"
 """The verb of :class:`~buraco_rules.core.actions.TakeDiscardPile`."""
 MELD: Final = "meld"
@@ -69,8 +73,8 @@ DISCARD: Final = "discard"
 """The verb of :class:`~buraco_rules.core.actions.Discard`."""
 
 _EXPECTED: Final = (
-    "expected draw, take, take meld CARDS, take add N CARDS, meld CARDS, add N CARDS "
-    "or discard CARD"
+    "expected draw, take, take meld CARDS, take add N CARDS, meld CARDS, add N CARDS, "
+    "discard CARD or refuse"
 )
 _INDEX: Final = re.compile(r"[0-9]{1,3}")
 
@@ -113,6 +117,11 @@ def write_draw(action: object) -> str:
     return DRAW
 
 
+def write_refuse(action: object) -> str:
+    """The notation of refusing the hand's first card drawn (R32): ``refuse``."""
+    return REFUSE
+
+
 def write_meld(action: _Laid) -> str:
     """The notation of a new meld of ``action.cards`` (``meld 5S 6S 7S``)."""
     return "meld " + _cards(action.cards)
@@ -141,13 +150,15 @@ def write_discard(action: _Discarded) -> str:
 @attrs.frozen
 class Sentence:
     """An action as the notation reads it, before it is made an action: its ``verb`` (``draw``,
-    ``take``, ``meld``, ``add`` or ``discard``), the ``cards`` it names in the order written, the
-    meld ``index`` of an ``add``, and the ``meld`` a ``take`` lays at once (or None)."""
+    ``refuse``, ``take``, ``meld``, ``add`` or ``discard``), the ``cards`` it names in the order
+    written, the meld ``index`` of an ``add``, and the ``meld`` a ``take`` lays at once (or
+    None)."""
 
     verb: str
-    """``draw``, ``take``, ``meld``, ``add`` or ``discard``, lower-cased."""
+    """``draw``, ``refuse``, ``take``, ``meld``, ``add`` or ``discard``, lower-cased."""
     cards: tuple[Card, ...] = ()
-    """The cards named, in the order written (one for a discard, none for a draw or take)."""
+    """The cards named, in the order written (one for a discard, none for a draw, a refusal or
+    a take)."""
     index: int | None = None
     """The meld index of an ``add``; None for the other verbs."""
     meld: Sentence | None = None
@@ -182,6 +193,8 @@ def _read(words: list[str], text: str) -> Sentence | None:
     head = _keyword(words[0])
     if head == DRAW:
         return Sentence(DRAW) if len(words) == 1 else None
+    if head == REFUSE:
+        return Sentence(REFUSE) if len(words) == 1 else None
     if head == TAKE:
         if len(words) == 1:
             return Sentence(TAKE)

@@ -28,7 +28,14 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
-from .action_notation import write_add, write_discard, write_draw, write_meld, write_take
+from .action_notation import (
+    write_add,
+    write_discard,
+    write_draw,
+    write_meld,
+    write_refuse,
+    write_take,
+)
 from .cards import DECK, Card, is_card, parse_cards
 from .errors import MalformedAction
 from .quoting import QUOTE_CHARS, describe
@@ -41,6 +48,7 @@ __all__ = [
     "Discard",
     "DrawFromStock",
     "NewMeld",
+    "RefuseFirstDraw",
     "TakeDiscardPile",
 ]
 
@@ -134,6 +142,15 @@ class DrawFromStock:
 
 
 @attrs.frozen(cache_hash=True)
+class RefuseFirstDraw:
+    """Refuse the card just drawn, on the hand's first turn only (R32, a house rule,
+    ``RuleSet.first_draw_refusal``): it goes face up on top of the discard pile and the next
+    stock card is drawn in its place, in this one action. The second card may not be refused."""
+
+    __str__ = write_refuse
+
+
+@attrs.frozen(cache_hash=True)
 class NewMeld:
     """Lay down a new meld from the hand (R5)."""
 
@@ -176,5 +193,7 @@ class Discard:
     __str__ = write_discard
 
 
-Action: TypeAlias = DrawFromStock | TakeDiscardPile | NewMeld | AddToMeld | Discard
+Action: TypeAlias = (
+    DrawFromStock | TakeDiscardPile | NewMeld | AddToMeld | Discard | RefuseFirstDraw
+)
 """Any action."""

@@ -41,6 +41,9 @@ class ErrorCode(enum.StrEnum):
     LOCKED_WILDCARD = "locked-wildcard"
     """A house rule every preset leaves off (``RuleSet.locked_wildcards``, R29): the addition
     would move a wildcard that stands between two natural cards of a run."""
+    CANNOT_REFUSE = "cannot-refuse"
+    """A house rule every preset leaves off (``RuleSet.first_draw_refusal``, R32): a
+    ``RefuseFirstDraw`` anywhere but right after the first player's first draw of the hand."""
     TOO_MANY_WILDCARDS = "too-many-wildcards"
     """The meld would hold more than one wildcard (R7)."""
     NO_SUCH_MELD = "no-such-meld"

@@ -368,6 +368,11 @@ class RuleSet:
     """R31, a house rule (every preset leaves it off): a team that has taken its own extra pile
     and empties a hand again while the other team's is still set aside takes that one too, as it
     took its own (R12); the other team then never takes one and may not go out."""
+    first_draw_refusal: bool = ruled("R32", boolean, default=False)
+    """R32, a house rule (every preset leaves it off): on the hand's first turn, the first player
+    may refuse the card just drawn from the stock, once (``RefuseFirstDraw``): it goes face up
+    on the discard pile and the next stock card is drawn in its place. Elsewhere the refusal is
+    refused with ``cannot-refuse``."""
     untouched_extra_pile_is_void: bool = ruled("R19, R23", boolean, default=True)
     """R19, R23: an extra pile taken by discarding and still untouched when the opponents end the
     hand counts as never taken (True), or as taken, its cards lost as cards held (False)."""

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import cast
 
-from ..core.actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.actions import (
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    RefuseFirstDraw,
+    TakeDiscardPile,
+)
 from ..core.cards import Card, is_card
 from ..core.errors import IllegalAction
 from ..core.quoting import describe
@@ -35,7 +42,7 @@ def well_formed(action: object) -> bool:
     """``action`` is an action object made of real cards and meld indexes (as opposed to an
     object that merely compares equal to one, such as ``Discard(42.0)``)."""
     kind = type(action)
-    if kind is DrawFromStock:
+    if kind is DrawFromStock or kind is RefuseFirstDraw:
         return True
     if kind is Discard:
         return is_card(action.card)  # type: ignore[attr-defined]
@@ -57,7 +64,7 @@ def _raise(refusal: Refusal | None) -> None:
 
 def check(state: GameState, action: object, player: object = None) -> Meld | None:
     """Raise the :class:`IllegalAction` that says why ``action`` is illegal in ``state``; if it is
-    legal, return the meld it makes or changes (None for draws and discards)."""
+    legal, return the meld it makes or changes (None for draws, refusals and discards)."""
     _raise(verify.game_over(state))
     _raise(verify.turn(state, player))
     kind = type(action)
@@ -73,6 +80,9 @@ def check(state: GameState, action: object, player: object = None) -> Meld | Non
             _check_discard(state, cast(Discard, action))
             return None
         return _check_meld(state, cast(NewMeld | AddToMeld, action))
+    if kind is RefuseFirstDraw:
+        _raise(verify.first_draw_refusal(state))  # R32, a house rule
+        return None
     raise IllegalAction(*verify.not_an_action(action))
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "draw_phase",
     "empty_pile",
     "empty_stock",
+    "first_draw_refusal",
     "game_over",
     "in_hand",
     "last_discard",
@@ -115,6 +116,26 @@ def empty_stock(state: GameState) -> Refusal | None:
     return None
 
 
+def first_draw_refusal(state: GameState) -> Refusal | None:
+    """R32 (``RuleSet.first_draw_refusal``, a house rule): the card just drawn may be refused by
+    the first player only, on the hand's first turn, right after the draw and before anything
+    else, once. Decided by what every seat sees (which card was drawn is not needed)."""
+    if state.first_turn and state.phase is Phase.PLAY:
+        if not stock_exhausted(state.rules, state.stock):
+            return None
+        why = "there is no card left to draw in its place (R15, R32)"
+    elif not state.rules.first_draw_refusal:
+        why = "this table does not let the first card drawn be refused (R32, a house rule)"
+    elif state.first_turn:
+        why = "draw from the stock first: only the card just drawn may be refused (R32)"
+    else:
+        why = (
+            "only the first player may refuse a card: the hand's first card drawn from the "
+            "stock, once, right after drawing it (R32, a house rule)"
+        )
+    return ErrorCode.CANNOT_REFUSE, why
+
+
 def empty_pile(state: GameState) -> Refusal | None:
     """There is a discard pile to take."""
     if not state.discard_pile:
@@ -123,7 +144,7 @@ def empty_pile(state: GameState) -> Refusal | None:
 
 
 def not_an_action(action: object) -> Refusal:
-    """The refusal of an object that is none of the five kinds of action."""
+    """The refusal of an object that is none of the six kinds of action."""
     return ErrorCode.MALFORMED_ACTION, f"{describe(action)} is not an action"
 
 

@@ -1,9 +1,10 @@
 """The move generator: every legal action of a state, in a documented deterministic order.
 
-Order: ``DrawFromStock``, then the ways to take the discard pile; or, in the play phase, the melds
-then the discards (by card id). Melds and takes come suit by suit (clubs, diamonds, hearts,
-spades): the new runs, then the additions to that suit's runs by meld index; then rank by rank,
-a new set or the additions to the team's set of that rank. Within each, by the cards' ids.
+Order: ``DrawFromStock``, then the ways to take the discard pile; or, in the play phase,
+``RefuseFirstDraw`` where it is allowed (R32), the melds, then the discards (by card id). Melds
+and takes come suit by suit (clubs, diamonds, hearts, spades): the new runs, then the additions
+to that suit's runs by meld index; then rank by rank, a new set or the additions to the team's set
+of that rank. Within each, by the cards' ids.
 
 The hand is read once into what it offers each suit (:func:`buraco_rules.melds.search.suit_hands`);
 a quick test on those bitmasks skips every suit and meld that cannot take part in a run, which is
@@ -22,7 +23,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Final
 
-from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.actions import (
+    Action,
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    RefuseFirstDraw,
+    TakeDiscardPile,
+)
 from ..core.cards import Card, all_cards
 from ..core.memo import memoised
 from ..melds.geometry import ACE_BITS, card_at
@@ -43,6 +52,7 @@ from ..melds.search import (
 )
 from .constraints import (
     empty_stock,
+    first_draw_refusal,
     last_discard,
     leaves,
     leaves_after_take,
@@ -57,6 +67,7 @@ _CARDS: Final = all_cards()
 _SET_RANKS: Final = tuple(r for r in range(13) if not IS_WILD[r])
 """The ranks (0 = ace) of which sets are made: every rank but the 2s, which are wild (R7)."""
 _DRAW: Final = DrawFromStock()
+_REFUSE: Final = RefuseFirstDraw()
 _TAKE_OPEN: Final = TakeDiscardPile()
 _DISCARD: Final = tuple(Discard(c) for c in _CARDS)
 
@@ -279,6 +290,9 @@ def _play_actions(state: GameState) -> Generated:
     size = len(hand)
     actions: list[Action] = []
     recipes: list[Listed] = []
+    if state.first_turn and first_draw_refusal(state) is None:  # R32, a house rule
+        actions.append(_REFUSE)
+        recipes.append(None)
     groups = _option_groups(state, hand)
     if state.rules.locked_wildcards:
         groups = _unlocked_groups(state, groups)

@@ -17,7 +17,15 @@ import random
 from collections.abc import Iterable
 from typing import Final, NoReturn
 
-from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.actions import (
+    Action,
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    RefuseFirstDraw,
+    TakeDiscardPile,
+)
 from ..core.cards import DECK, Card, all_cards
 from ..core.decks import check_deck
 from ..core.errors import ErrorCode, IllegalAction
@@ -105,6 +113,8 @@ def new_game(
         went_out=None,
         idle_turns=0,
         extra_pile_lost=None,
+        first_turn=rules.first_draw_refusal,  # R32
+        first_draw=None,
     )
 
 
@@ -242,7 +252,7 @@ def _still_listed(action: object, recipe: Listed) -> bool:
     if kind is Discard:
         card = action.card  # type: ignore[attr-defined]
         return type(card) is Card and type(recipe) is Card and card == recipe
-    if kind is DrawFromStock:
+    if kind is DrawFromStock or kind is RefuseFirstDraw:
         return recipe is None
     if kind is TakeDiscardPile:
         inner = action.meld  # type: ignore[attr-defined]
@@ -290,7 +300,7 @@ def _fits(action: object, recipe: Listed) -> bool:
     kind = type(action)
     if kind is Discard:
         return type(recipe) is Card and action.card == recipe  # type: ignore[attr-defined]
-    if kind is DrawFromStock:
+    if kind is DrawFromStock or kind is RefuseFirstDraw:
         return recipe is None
     if kind is TakeDiscardPile:
         inner = action.meld  # type: ignore[attr-defined]
@@ -315,6 +325,8 @@ def _build(state: GameState, action: Action, recipe: Listed) -> GameState | None
         return transitions.discard(state, action.card)
     if type(action) is DrawFromStock:
         return transitions.draw(state) if state.stock else None
+    if type(action) is RefuseFirstDraw:
+        return transitions.refuse_first_draw(state) if state.stock else None
     if type(recipe) is not tuple:
         return transitions.open_take(state)
     result = result_of(state, recipe, private=False)

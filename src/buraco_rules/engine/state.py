@@ -91,6 +91,15 @@ class GameState:
     extra_pile_lost: int | None = None
     """R31: the team whose extra pile the other team took too (that team never takes one and
     may not go out), or None."""
+    first_turn: bool = False
+    """R32 (``rules.first_draw_refusal``, a house rule): the hand's first turn is in play and its
+    player has done nothing yet but (in the play phase) draw from the stock, so that the card
+    drawn may still be refused. True from the deal under the rule; False otherwise, and from the
+    first player's first action but that draw."""
+    first_draw: Card | None = None
+    """R32: the card the first player just drew and may refuse (while :attr:`first_turn` holds, in
+    the play phase), or None. Hidden: only its drawer sees it (a hand is kept sorted, so nothing
+    else tells which card it is)."""
     _legal: tuple[tuple[Action, ...], tuple[Listed, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )

@@ -21,7 +21,15 @@ from .going_out import (
 from .recipes import corrupt_hand, melds_with
 from .state import TEAM, GameState, Phase
 
-__all__ = ["discard", "draw", "meld", "melds_with", "open_take", "take_with_meld"]
+__all__ = [
+    "discard",
+    "draw",
+    "meld",
+    "melds_with",
+    "open_take",
+    "refuse_first_draw",
+    "take_with_meld",
+]
 
 
 def draw(state: GameState) -> GameState:
@@ -36,11 +44,41 @@ def draw(state: GameState) -> GameState:
         stock=state.stock[1:],
         hands=set_item(state.hands, seat, hand[:i] + (card,) + hand[i:]),
         idle_turns=0,  # R24: a card drawn from the stock is progress
+        first_draw=card if state.first_turn else None,  # R32: the card that may be refused
     )
+
+
+def refuse_first_draw(state: GameState) -> GameState:
+    """Refuse the hand's first card drawn (R32): it goes face up on top of the discard pile and
+    the next stock card is drawn in its place, which may not be refused."""
+    seat = state.current_player
+    refused = state.first_draw
+    remaining = None if refused is None else remove_cards(state.hands[seat], (refused,))
+    if refused is None or remaining is None:
+        raise corrupt_hand(state)
+    card = state.stock[0]  # never empty on the hand's first turn (R2)
+    i = bisect(remaining, card)
+    return replace(
+        state,
+        stock=state.stock[1:],
+        hands=set_item(state.hands, seat, remaining[:i] + (card,) + remaining[i:]),
+        discard_pile=(*state.discard_pile, refused),
+        idle_turns=0,  # R24: a card drawn from the stock is progress
+        first_turn=False,
+        first_draw=None,
+    )
+
+
+def _first_turn_over(state: GameState) -> GameState:
+    """``state`` once the first player has done something else than draw (R32: the card drawn
+    may no longer be refused)."""
+    return replace(state, first_turn=False, first_draw=None)
 
 
 def open_take(state: GameState) -> GameState:
     """Take the whole open discard pile (R11), remembering a single card that must stay."""
+    if state.first_turn:
+        state = _first_turn_over(state)
     seat = state.current_player
     pile = state.discard_pile
     single = pile[0] if len(pile) == 1 and state.rules.single_taken_card_discard_banned else None
@@ -57,6 +95,8 @@ def open_take(state: GameState) -> GameState:
 def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -> GameState:
     """Take a closed pile: its top card goes into ``result`` with cards from the hand, and the rest
     of the pile joins the hand (R10)."""
+    if state.first_turn:
+        state = _first_turn_over(state)
     seat = state.current_player
     team = TEAM[seat]
     pile = state.discard_pile
@@ -77,6 +117,8 @@ def take_with_meld(state: GameState, inner: NewMeld | AddToMeld, result: Meld) -
 
 def meld(state: GameState, action: NewMeld | AddToMeld, result: Meld) -> GameState:
     """Lay a new meld or add to one, ``result`` being the meld it makes (R5-R9)."""
+    if state.first_turn:
+        state = _first_turn_over(state)
     seat = state.current_player
     team = TEAM[seat]
     remaining = remove_cards(state.hands[seat], action.cards)
@@ -117,6 +159,8 @@ def _emptied_by_meld(state: GameState) -> GameState:
 def discard(state: GameState, card: Card) -> GameState:
     """Discard ``card``, ending the turn (R4): take the extra pile indirectly or end the hand if it
     was the last card (R12, R13), then pass the turn on, refilling an empty stock (R15)."""
+    if state.first_turn:
+        state = _first_turn_over(state)
     seat = state.current_player
     team = TEAM[seat]
     remaining = remove_cards(state.hands[seat], (card,))
@@ -235,6 +279,8 @@ def replace(
     went_out: int | Keep | None = KEEP,
     idle_turns: int | Keep = KEEP,
     extra_pile_lost: int | Keep | None = KEEP,
+    first_turn: bool | Keep = KEEP,
+    first_draw: Card | Keep | None = KEEP,
 ) -> GameState:
     """``state`` with the given fields changed, every other one kept (spelled out rather than
     ``attrs.evolve``: this is on every step's path; a test holds it to the fields of
@@ -260,4 +306,6 @@ def replace(
         went_out=state.went_out if went_out is KEEP else went_out,
         idle_turns=state.idle_turns if idle_turns is KEEP else idle_turns,
         extra_pile_lost=state.extra_pile_lost if extra_pile_lost is KEEP else extra_pile_lost,
+        first_turn=state.first_turn if first_turn is KEEP else first_turn,
+        first_draw=state.first_draw if first_draw is KEEP else first_draw,
     )

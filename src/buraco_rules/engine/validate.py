@@ -47,8 +47,8 @@ def validate(state: object) -> GameState:
     (R2); the phase and the fields that go with it — a non-empty stock to draw from (R15), no empty
     hand while the hand goes on (R12), no seat playing with one card it may not discard (R14),
     the single card taken from an open pile instead of drawing (R11), the untouched extra pile
-    (R19), the team that went out (R13). A message quotes a bad value in a bounded form, whatever
-    it is.
+    (R19), the team that went out (R13), the hand's first turn and its card drawn (R32). A
+    message quotes a bad value in a bounded form, whatever it is.
     """
     for problem in _problems(state):
         raise InvalidState(problem)
@@ -139,6 +139,11 @@ def _type_problems(state: GameState) -> Iterator[str]:
     single = state.taken_single_card
     if single is not None and not _is_card(single):
         yield f"taken_single_card must be a card or None, not {describe(single)}"
+    if type(state.first_turn) is not bool:
+        yield f"first_turn must be a bool, not {describe(state.first_turn)}"
+    drawn = state.first_draw
+    if drawn is not None and not _is_card(drawn):
+        yield f"first_draw must be a card or None, not {describe(drawn)}"
     went_out = state.went_out
     if went_out is not None and (type(went_out) is not int or went_out not in (0, 1)):
         yield f"went_out must be a team (0 or 1) or None, not {describe(went_out)}"
@@ -280,6 +285,7 @@ def _phase_problems(state: GameState) -> Iterator[str]:
     went_out = state.went_out
     yield from _idle_problems(state)
     yield from _opening_problems(state)
+    yield from _first_turn_problems(state)
     if phase is not Phase.OVER:
         if went_out is not None:
             yield "a team went out, but the hand is not over (R13)"
@@ -316,6 +322,26 @@ def _phase_problems(state: GameState) -> Iterator[str]:
         yield f"team {went_out} went out with an extra pile still to take (R12, R13, R31)"
     elif not has_required_canasta(state.rules, state.melds[went_out]):
         yield f"team {went_out} went out without the canasta it needs (R13)"
+
+
+def _first_turn_problems(state: GameState) -> Iterator[str]:
+    """R32: the hand's first turn, whose card drawn may be refused, is remembered only under the
+    rule, before anything is laid, and the card only by its drawer's hand, right after the draw."""
+    drawn = state.first_draw
+    if not state.first_turn:
+        if drawn is not None:
+            yield "a card drawn may be refused only on the hand's first turn (R32)"
+        return
+    if not state.rules.first_draw_refusal:
+        yield "the hand's first turn is remembered, but these rules refuse no card drawn (R32)"
+    elif state.phase is Phase.OVER or any(state.melds) or any(state.extra_pile_taken):
+        yield "the hand's first turn is remembered, but cards were laid or taken since (R32)"
+    elif state.idle_turns:
+        yield "the hand's first turn is remembered, but a turn was played (R24, R32)"
+    elif (state.phase is Phase.PLAY) != (drawn is not None):
+        yield "the first card drawn is remembered exactly while it may be refused (R32)"
+    elif drawn is not None and drawn not in state.hands[state.current_player]:
+        yield f"seat {state.current_player} drew {drawn.pretty} but does not hold it (R32)"
 
 
 def _opening_problems(state: GameState) -> Iterator[str]:

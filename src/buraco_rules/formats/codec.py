@@ -38,7 +38,14 @@ import types
 import typing
 from typing import Any, Final, TypeVar
 
-from ..core.actions import AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.actions import (
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    RefuseFirstDraw,
+    TakeDiscardPile,
+)
 from ..core.quoting import describe_json, kind_of
 from ..core.rules import RuleSet
 from ..engine.scoring import TeamScore
@@ -90,7 +97,14 @@ KINDS: Final = ("state", "view", "action", "rules", "score", "record", "match", 
 _HEADER: Final = frozenset({"format", "type"})
 _T = TypeVar("_T")
 _TYPE_OF: Final = {cls: kind for kind, cls in _kinds().items()}
-_ACTION_TYPES: Final = (DrawFromStock, TakeDiscardPile, NewMeld, AddToMeld, Discard)
+_ACTION_TYPES: Final = (
+    DrawFromStock,
+    TakeDiscardPile,
+    NewMeld,
+    AddToMeld,
+    Discard,
+    RefuseFirstDraw,
+)
 
 
 def to_data(obj: object) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from ..core.action_notation import (
     DISCARD,
     DRAW,
     MAX_NOTATION_CHARS,
+    REFUSE,
     TAKE,
     Sentence,
     read,
@@ -42,6 +43,7 @@ from ..core.actions import (
     Discard,
     DrawFromStock,
     NewMeld,
+    RefuseFirstDraw,
     TakeDiscardPile,
 )
 from ..core.errors import MalformedAction
@@ -129,6 +131,8 @@ def _parse(text: object) -> Action:
 def _action(sentence: Sentence) -> Action:
     if sentence.verb == DRAW:
         return DrawFromStock()
+    if sentence.verb == REFUSE:
+        return RefuseFirstDraw()
     if sentence.verb == TAKE:
         return TakeDiscardPile(None if sentence.meld is None else _meld(sentence.meld))
     if sentence.verb == DISCARD:

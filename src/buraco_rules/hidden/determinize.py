@@ -83,11 +83,24 @@ def _deal(seen: PlayerView, cards: Sequence[Card]) -> GameState:
     pile = take(seen.discard_pile_size - len(seen.discard_pile)) + seen.discard_pile
     size0, size1 = seen.extra_pile_sizes
     extra = (None if size0 is None else take(size0), None if size1 is None else take(size1))
+    drawn = seen.first_draw
+    if (
+        drawn is None
+        and seen.first_turn
+        and seen.phase is Phase.PLAY
+        and seen.seat != seen.current_player
+    ):
+        # R32: another seat drew; the card it may refuse is the first dealt into its hand (at
+        # random where the cards are shuffled, so any card of that hand, as likely as another).
+        start = _hand_before(seen)
+        if start < len(cards) and seen.hand_sizes[seen.current_player]:
+            drawn = cards[start]
     return GameState(
         hands=hands,
         stock=stock,
         discard_pile=pile,
         extra_piles=extra,
+        first_draw=drawn,
         **dict(zip(PUBLIC_FIELDS, _public(seen), strict=True)),
     )
 
@@ -177,6 +190,11 @@ def _shape_problem(seen: PlayerView) -> str | None:
         return "idle_turns must be an int"
     if seen.extra_pile_lost not in (None, 0, 1) or type(seen.extra_pile_lost) is bool:
         return "extra_pile_lost must be a team (0 or 1) or None"
+    if type(seen.first_turn) is not bool:
+        return "first_turn must be a bool"
+    drawn = seen.first_draw
+    if drawn is not None and (type(drawn) is not Card or seen.seat != seen.current_player):
+        return "first_draw must be a card of the seat to act's own view, or None"
     return None
 
 
@@ -246,8 +264,10 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     Every arrangement of the unseen cards (:func:`unseen_cards`) over the other hands, the stock,
     the pile below a closed pile's top and the untaken extra piles is equally likely (copies of a
     card told apart), among those consistent with the view: ``view(result, seen.seat) == seen``.
-    ``rng`` is a :class:`random.Random`, so that the result is reproducible. Only the view is
-    conditioned on, not the history (cards seen going into a hand earlier, for instance).
+    ``rng`` is a :class:`random.Random`, so that the result is reproducible. Where another seat
+    may refuse the card it just drew (R32), that card is one of its re-dealt hand, any one as
+    likely as another. Only the view is conditioned on, not the history (cards seen going into
+    a hand earlier, for instance).
 
     A view that no valid state shows (one built or decoded by hand) is refused with
     :class:`~buraco_rules.core.errors.InvalidState`, as :func:`canonical_state` refuses it.

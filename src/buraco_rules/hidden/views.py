@@ -83,6 +83,13 @@ class PlayerView:
     extra_pile_lost: int | None = None
     """R31: the *team* whose extra pile the other team took too, as
     :attr:`GameState.extra_pile_lost <buraco_rules.GameState.extra_pile_lost>`, or None."""
+    first_turn: bool = False
+    """R32: the hand's first turn is in play and its player has done nothing but (at most) draw
+    from the stock, as :attr:`GameState.first_turn <buraco_rules.GameState.first_turn>`: in the
+    play phase, the seat to act may refuse the card it drew."""
+    first_draw: Card | None = None
+    """R32: the card this seat just drew and may refuse, while :attr:`first_turn` holds in the
+    play phase; None in every other seat's view (which card it was is hidden) and otherwise."""
     _state: GameState | None = attrs.field(
         default=None, init=False, eq=False, repr=False, hash=False
     )
@@ -162,10 +169,11 @@ def _rebuild(fields: dict[str, object]) -> PlayerView:
     return PlayerView(**fields)  # type: ignore[arg-type]
 
 
-HIDDEN_FIELDS: Final = ("hands", "stock", "discard_pile", "extra_piles")
+HIDDEN_FIELDS: Final = ("hands", "stock", "discard_pile", "extra_piles", "first_draw")
 """The fields of :class:`GameState` that a view shows in part, each by its own code here (and
 back in :func:`buraco_rules.hidden.determinize.canonical_state`): its own hand and every hand's
-size, the stock's size, the visible discards, the extra piles' sizes."""
+size, the stock's size, the visible discards, the extra piles' sizes, the card just drawn to
+its drawer only (R32)."""
 PUBLIC_FIELDS: Final = tuple(
     f.name for f in attrs.fields(GameState) if f.init and f.name not in HIDDEN_FIELDS
 )
@@ -195,6 +203,7 @@ def view(state: GameState, seat: object) -> PlayerView:
             None if extra[0] is None else len(extra[0]),
             None if extra[1] is None else len(extra[1]),
         ),
+        first_draw=state.first_draw if seat == state.current_player else None,
         **dict(zip(PUBLIC_FIELDS, _public(state), strict=True)),
     )
     object.__setattr__(seen, "_of_a_state", True)

@@ -167,6 +167,9 @@ def render(seen: PlayerView, *, ascii_only: bool = False) -> str:
     if seen.taken_single_card is not None:
         single = card_text(seen.taken_single_card, ascii_only)
         lines.append(f"  {single} was taken alone: it may not be discarded this turn (R11)")
+    if seen.first_draw is not None:
+        drawn = card_text(seen.first_draw, ascii_only)
+        lines.append(f"  You drew {drawn}: you may refuse it once, 'refuse' (R32, a house rule)")
     extra = []
     for t in (0, 1):
         extra_size = seen.extra_pile_sizes[t]

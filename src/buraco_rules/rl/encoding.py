@@ -14,6 +14,7 @@ spelt a token at a time, and a policy picks one of 96 tokens per step, masked by
 | action                                      | tokens                             |
 |---------------------------------------------|------------------------------------|
 | ``DrawFromStock()``                         | ``(DRAW,)``                        |
+| ``RefuseFirstDraw()`` (R32, a house rule)   | ``(END,)``                         |
 | ``TakeDiscardPile()`` (an open pile)        | ``(TAKE,)``                        |
 | ``Discard(card)``                           | ``(card,)``                        |
 | ``NewMeld(cards)``                          | ``(MELD, cards..., END)``          |
@@ -21,7 +22,9 @@ spelt a token at a time, and a policy picks one of 96 tokens per step, masked by
 | ``TakeDiscardPile(NewMeld(cards))``         | ``(TAKE_MELD, cards..., END)``     |
 | ``TakeDiscardPile(AddToMeld(slot, cards))`` | ``(TAKE_ADD, slot, cards..., END)``|
 
-Cards come in ascending id order (as the actions hold them). The code is prefix-free, so a
+Cards come in ascending id order (as the actions hold them). ``END`` alone, which ends nothing,
+is the refusal of the first card drawn (R32): the vocabulary stays that of every rule set. The
+code is prefix-free, so a
 sequence is complete exactly when :func:`is_complete` says so, without the state.
 
 >>> import buraco_rules as br
@@ -49,7 +52,15 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
-from ..core.actions import Action, AddToMeld, Discard, DrawFromStock, NewMeld, TakeDiscardPile
+from ..core.actions import (
+    Action,
+    AddToMeld,
+    Discard,
+    DrawFromStock,
+    NewMeld,
+    RefuseFirstDraw,
+    TakeDiscardPile,
+)
 from ..core.cards import DECK, all_cards
 from ..core.decks import DECK_COUNTS
 from ..core.quoting import describe
@@ -96,7 +107,7 @@ MELD: Final = 4
 ADD: Final = 5
 """Starts an addition to a meld of the team: ``(ADD, slot, cards..., END)``."""
 END: Final = 6
-"""Ends the cards of a meld, an addition or a take."""
+"""Ends the cards of a meld, an addition or a take; alone, ``RefuseFirstDraw()`` (R32)."""
 KIND_NAMES: Final = ("draw", "take", "take-meld", "take-add", "meld", "add", "end")
 """The names of tokens 0-6, as :func:`token_to_string` writes them."""
 FIRST_SLOT: Final = 7
@@ -119,8 +130,10 @@ _STARTS: Final = frozenset((TAKE_MELD, TAKE_ADD, MELD, ADD))
 _WITH_SLOT: Final = frozenset((TAKE_ADD, ADD))
 _DRAW_TOKENS: Final = (DRAW,)
 _TAKE_TOKENS: Final = (TAKE,)
+_REFUSE_TOKENS: Final = (END,)
 _DRAW_ACTION: Final = DrawFromStock()
 _TAKE_ACTION: Final = TakeDiscardPile()
+_REFUSE_ACTION: Final = RefuseFirstDraw()
 
 
 class TokenError(ValueError):
@@ -154,6 +167,8 @@ def action_to_tokens(action: Action) -> tuple[int, ...]:
     """
     if type(action) is DrawFromStock:
         return _DRAW_TOKENS
+    if type(action) is RefuseFirstDraw:
+        return _REFUSE_TOKENS
     if type(action) is Discard:
         return (FIRST_CARD + action.card,)
     if type(action) is NewMeld:
@@ -210,14 +225,14 @@ def _as_tokens(tokens: object, what: str) -> tuple[int, ...]:
 
 
 def is_complete(tokens: Sequence[int]) -> bool:
-    """Whether ``tokens``, if it spells an action at all, spells a whole one: a single draw, take
-    or card token, or a sequence that ends with :data:`END`. (The code is prefix-free, so no
-    complete sequence extends another.)"""
+    """Whether ``tokens``, if it spells an action at all, spells a whole one: a single draw, take,
+    refusal (:data:`END` alone) or card token, or a sequence that ends with :data:`END`. (The code
+    is prefix-free, so no complete sequence extends another.)"""
     if not tokens:
         return False
     first = tokens[0]
     if first not in _STARTS:
-        return len(tokens) == 1 and first != END
+        return len(tokens) == 1
     return len(tokens) > 1 and tokens[-1] == END
 
 
@@ -240,6 +255,8 @@ def tokens_to_action(tokens: Sequence[int]) -> Action:
             return _DRAW_ACTION
         if first == TAKE:
             return _TAKE_ACTION
+        if first == END:
+            return _REFUSE_ACTION
         if first >= FIRST_CARD:
             return Discard(_CARDS[first - FIRST_CARD])
         raise TokenError(f"no action starts with {token_to_string(first)!r}")

@@ -18,6 +18,7 @@ from ..core.actions import (
     Discard,
     DrawFromStock,
     NewMeld,
+    RefuseFirstDraw,
     TakeDiscardPile,
 )
 from ..core.cards import all_cards
@@ -81,6 +82,9 @@ def _refusal_kinds(state: GameState) -> list[_Kind]:
         ("another seat's turn", code.NOT_YOUR_TURN, some_action, others),
         ("not an action", code.MALFORMED_ACTION, _NOT_ACTIONS, [None]),
     ]
+    if not (state.first_turn and state.phase is Phase.PLAY):
+        reason = "a refusal but right after the hand's first draw (R32)"
+        kinds.append((reason, code.CANNOT_REFUSE, [RefuseFirstDraw()], [None]))
     if state.phase is Phase.DRAW:
         plays = [NewMeld(_CARDS[:3]), AddToMeld(0, _CARDS[:1]), *map(Discard, sorted(held))]
         kinds.append(("a play before drawing (R4)", code.WRONG_PHASE, plays, [None]))

@@ -96,7 +96,7 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
     changes["minimum_opening"] = draw(
         st.sampled_from([0, 15, 50, 90, 150]), label="house rule: the minimum opening (R25)"
     )
-    # The catalogue of house rules (R26-R30, docs/rules/house-rules.md).
+    # The catalogue of house rules (R26-R32, docs/rules/house-rules.md).
     if changes["closed_discard_pile"]:
         changes["closed_take_naturals_only"] = draw(st.booleans(), label="R26")
     if preset.sets_allowed:
@@ -104,6 +104,7 @@ def _house_rules(draw: st.DrawFn, preset: RuleSet) -> RuleSet:
     size, bonus = draw(st.sampled_from([(0, 0), (8, 50), (12, 300)]), label="R28")
     changes["long_meld_size"], changes["long_meld_bonus"] = size, bonus
     changes["locked_wildcards"] = draw(st.booleans(), label="R29")
+    changes["first_draw_refusal"] = draw(st.booleans(), label="R32")
     changes["opening_thresholds"] = draw(
         st.sampled_from([(), ((300, 50),), ((100, 15), (1000, 90))]), label="R30"
     )
@@ -117,7 +118,7 @@ def rule_sets(*, house_rules: bool = True) -> st.SearchStrategy[RuleSet]:
     """The presets of :mod:`buraco_rules.variants` and, unless ``house_rules=False``, valid
     house-rule variations of them (hand and extra-pile sizes, a closed or open pile, ace and set
     limits, the ace low only, a minimum opening, going-out conditions, the stock's reserve,
-    bonuses, penalties, match targets, and the catalogue of R26-R30; any combination the rules
+    bonuses, penalties, match targets, and the catalogue of R26-R32; any combination the rules
     refuse with ``InvalidRules`` is skipped), shrinking towards the presets."""
     if not isinstance(house_rules, bool):
         raise InvalidArgument(f"house_rules must be a bool, not {house_rules!r}")

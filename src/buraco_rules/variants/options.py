@@ -44,6 +44,8 @@ OPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "(true/false)",
         "take_both_extra_piles": "R31: a team that took its extra pile and empties a hand "
         "again takes the other team's too, while it is still set aside (true/false)",
+        "first_draw_refusal": "R32: the first player may refuse the hand's first card drawn "
+        "from the stock, once: it starts the discard pile and the next card is drawn (true/false)",
         "opening_thresholds": "R30: the minimum opening rises with the team's match total, as "
         "TOTAL:MINIMUM pairs such as 1000:50,2000:90 (a list of pairs in JSON), in a match",
         "long_meld_size": "R28: a meld of at least this many cards (8-14) earns long_meld_bonus",
@@ -77,6 +79,7 @@ _KINDS: Final[Mapping[str, type]] = MappingProxyType(
         "set_ranks": str,
         "locked_wildcards": bool,
         "take_both_extra_piles": bool,
+        "first_draw_refusal": bool,
         "opening_thresholds": tuple,
         "long_meld_size": int,
         "long_meld_bonus": int,
@@ -136,6 +139,7 @@ _TAKES: Final[Mapping[str, str]] = MappingProxyType(
         "(A, 3-10, J, Q, K; no 2s)",
         "locked_wildcards": "true or false",
         "take_both_extra_piles": "true or false",
+        "first_draw_refusal": "true or false",
         "opening_thresholds": "a list of [total, minimum] pairs, such as [[1000, 50], [2000, 90]]: "
         "totals rising, each minimum from 15 to 150",
         "long_meld_size": "0 (off) or a whole number of cards from 8 to 14",

@@ -53,6 +53,7 @@
   function moveWords(action) {
     const w = action.split(" ");
     if (w[0] === "draw") return t("move.draw");
+    if (w[0] === "refuse") return t("move.refuse");
     if (w[0] === "take" && w.length === 1) return t("move.take");
     if (w[0] === "take" && w[1] === "meld") return t("move.take.meld", { cards: prettyCards(w.slice(2)) });
     if (w[0] === "take" && w[1] === "add") return t("move.take.add", { cards: prettyCards(w.slice(3)), meld: Number(w[2]) + 1 });

@@ -24,6 +24,7 @@
     long_meld_size: "int",
     long_meld_bonus: "int",
     take_both_extra_piles: "bool",
+    first_draw_refusal: "bool",
   };
   // Variants whose pile is taken whole, without a meld (R11): taking it "with naturals only"
   // means nothing there, and the server refuses that option.
@@ -342,6 +343,7 @@
       found.push(t("house.opening_thresholds", { pairs: rules.opening_thresholds.map((p) => p[0] + ": " + p[1]).join(", ") }));
     }
     if (rules.take_both_extra_piles) found.push(t("house.take_both_extra_piles"));
+    if (rules.first_draw_refusal) found.push(t("house.first_draw_refusal"));
     if (rules.long_meld_size > 0) found.push(t("house.long_meld", { size: rules.long_meld_size, bonus: rules.long_meld_bonus }));
     return found;
   }
@@ -701,6 +703,7 @@
     const k = form || "move";
     let text;
     if (words[0] === "draw") text = t(k + ".draw");
+    else if (words[0] === "refuse") text = t(k + ".refuse");
     else if (words[0] === "take" && words.length === 1) text = move.pile ? t(k + ".take.count", { cards: plural("cards", move.pile) }) : t(k + ".take");
     else if (words[0] === "take" && words[1] === "meld") text = t(k + ".take.meld", { cards: cards(move.shown || words.slice(2)) });
     else if (words[0] === "take" && words[1] === "add") text = t(k + ".take.add", { cards: cards(words.slice(3)), meld: Number(words[2]) + 1 });
@@ -1022,11 +1025,13 @@
     const buttons = {
       "btn-draw": mine && legal.includes("draw"),
       "btn-take": mine && has("take"),
+      "btn-refuse": mine && legal.includes("refuse"), // R32, a house rule
       "btn-meld": mine && has("meld") && selected.size > 0,
       "btn-discard": mine && has("discard") && selected.size === 1,
       "btn-clear": selected.size > 0,
     };
     for (const [id, on] of Object.entries(buttons)) $(id).disabled = !on;
+    $("btn-refuse").hidden = !buttons["btn-refuse"]; // shown only when the refusal is offered
     let hint = "";
     const top = prettyCards(topCard());
     if (message.over) hint = "";
@@ -1037,6 +1042,8 @@
       else if (kinds.has("meld")) hint = t("hint.draw.take.meld", { top: top });
       else if (kinds.has("add")) hint = t("hint.draw.take.add", { top: top });
       else hint = t("hint.draw");
+    } else if (legal.includes("refuse") && message.view && message.view.first_draw) {
+      hint = t("hint.refuse", { card: prettyCards([message.view.first_draw]) });
     } else hint = t("hint.play");
     $("hint").textContent = hint;
 
@@ -1307,6 +1314,7 @@
     drawMine();
     $("btn-draw").addEventListener("click", () => send("draw"));
     $("btn-take").addEventListener("click", take);
+    $("btn-refuse").addEventListener("click", () => send("refuse"));
     $("btn-meld").addEventListener("click", () => {
       const action = matches("meld")[0];
       send(action || "meld " + selectedCards().join(" ")); // the engine says why it is refused
