@@ -142,7 +142,8 @@ def test_a_database_removed_under_the_server_is_noticed_and_nothing_more_acknowl
     # One line when the store notices, then one a refused request as for any storage fault.
     text = log.read_text()
     assert text.count("nothing more is stored") == 1 and "Traceback" not in text
-    assert text.count("no longer the file") == 3  # that line, the creation's, the move's
+    # That line, the creation's, the clock's start (as the seat joined) and the move's.
+    assert text.count("no longer the file") == 4
 
 
 async def _move_refused(server: ServerProcess, created: dict[str, Any]) -> None:
