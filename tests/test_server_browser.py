@@ -1182,6 +1182,11 @@ def test_a_three_hand_match_by_keyboard_only(page: Any, server: Any) -> None:
     url = link.get_attribute("value")
     params = dict(p.split("=", 1) for p in url.split("#", 1)[1].split("&"))
     open_seat(page, url)
+    # At two, each player is a team (R1): your melds and extra pile, the opponent's.
+    assert page.find_element("css selector", "#team-us h3 span").text == words["melds.us.one"]
+    piles = [e.text for e in page.find_elements("css selector", "#extra .extra-pile")]
+    assert piles[0].startswith(words["extra.us.one"] + ": ")
+    assert piles[1].startswith(words["extra.them.one"] + ": ")
     observer = Observer(server.ws_url, params["table"], params["token"])
     hands, at = 0, -1
     try:

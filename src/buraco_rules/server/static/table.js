@@ -805,6 +805,9 @@
     drawMelds($("melds-us"), view.melds[us], us, message, variant);
     drawMelds($("melds-them"), view.melds[them], them, message, variant);
     // One opponent is no team: "Opponent's melds" in a game of two.
+    const usHeading = $("team-us").querySelector("h3 span[data-i18n]");
+    usHeading.dataset.i18n = message.seats.length === 2 ? "melds.us.one" : "melds.us";
+    usHeading.textContent = message.seats.length === 2 ? t("melds.us.one") : t("melds.us");
     const themHeading = $("team-them").querySelector("h3 span[data-i18n]");
     themHeading.dataset.i18n = message.seats.length === 2 ? "melds.them.one" : "melds.them";
     themHeading.textContent = t(themHeading.dataset.i18n);
@@ -830,6 +833,7 @@
     for (const card of pileCards) box.append(cardElement(card));
     box.setAttribute("aria-label", t("pile.label", { count: plural("cards", view.discard_pile_size), cards: pileCards.length ? pileCards.map(cardName).join(", ") : t("pile.empty") }));
     const extra = $("extra");
+    const one = message.seats.length === 2; // each player a team (R1): "your extra pile"
     extra.textContent = "";
     for (const team of [us, them]) {
       const size = view.extra_pile_sizes[team];
@@ -837,7 +841,8 @@
       el.className = "extra-pile";
       el.dataset.team = String(team);
       el.dataset.size = size === null ? "" : String(size);
-      el.textContent = t(team === us ? "extra.us" : "extra.them") + ": " + (size === null ? t(view.extra_pile_taken[team] ? "extra.taken" : "extra.gone") : plural("cards", size));
+      const whose = one ? (team === us ? t("extra.us.one") : t("extra.them.one")) : team === us ? t("extra.us") : t("extra.them");
+      el.textContent = whose + ": " + (size === null ? t(view.extra_pile_taken[team] ? "extra.taken" : "extra.gone") : plural("cards", size));
       extra.append(el);
     }
 
