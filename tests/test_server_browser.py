@@ -875,6 +875,61 @@ def _read(meld: br.Meld) -> list[str]:
     return cards
 
 
+REPLAYED = """
+const states = window.BURACO_REPLAY.playHands(arguments[0], arguments[1]);
+return states && states.map((s) => ({
+  hands: s.hands.map((h) => h.slice().sort()), stock: s.stock.length, pile: s.pile,
+  melds: s.melds.map((team) => team.map((m) => m.join(' '))), current: s.current}));
+"""
+
+
+# Deals (preset, players, seed; the greedy bot draws from random.Random(seed)) whose hands the
+# replay page must play as the engine does. At seeds 51 and 3 the stock runs out while both extra
+# piles are left and the next player is of the second team, whose pile becomes the stock (R15).
+REPLAY_DEALS = (
+    ("canasta-stbl", 2, 51),
+    ("buraco-fechado", 4, 3),
+    ("buraco-fechado", 2, 7),
+    ("italian", 2, 1),
+    ("italian", 4, 2),
+    ("italian-fibur", 2, 3),
+    ("italian-fibur", 4, 4),
+)
+
+
+def test_the_replay_page_plays_hands_as_the_engine_does(page: Any, server: Any) -> None:
+    """Hands of every preset, at two and four, played to their end by the greedy bot (stocks
+    that run out, extra piles that become the stock, going out), dealt and played by the replay
+    page's own code: at every move each hand, the stock's size, the pile, the melds (as read)
+    and the player to move are the engine's."""
+    page.get(server.url + "/replay")
+    wait_for(lambda: page.execute_script("return !!window.BURACO_REPLAY"), "the replay page")
+    second_pile_first = False
+    for name, players, seed in REPLAY_DEALS:
+        rng, bot = random.Random(seed), GreedyBot()
+        start = state = br.new_game(variants.get(name), players, seed=seed)
+        moves = []
+        while not state.is_over:
+            action = bot.choose(br.view(state, state.current_player), rng)
+            moves.append(br.format_action(action))
+            before, state = state, br.apply(state, action)
+            if len(state.stock) > len(before.stock) and None not in before.extra_piles:
+                second_pile_first |= state.current_player % 2 == 1
+        record = br.GameRecord.from_game(start, moves)
+        shown = page.execute_script(REPLAYED, [br.to_data(record)], moves)
+        states = br.replay(record)
+        assert shown is not None and len(shown) == len(states), name
+        for step, (got, want) in enumerate(zip(shown, states, strict=True)):
+            where = (name, players, step)
+            assert got["hands"] == [sorted(map(str, h)) for h in want.hands], where
+            assert got["stock"] == len(want.stock), where
+            assert got["pile"] == [str(c) for c in want.discard_pile], where
+            assert got["melds"] == [[" ".join(_read(m)) for m in t] for t in want.melds], where
+            if not want.is_over:
+                assert got["current"] == want.current_player, where
+    assert second_pile_first  # the deals above still reach that case
+
+
 def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> None:
     """The lobby offers the variant's house rules (only those it takes), shows the server's
     refusal of a bad one, which names it; the table says which are in force, shows its turn

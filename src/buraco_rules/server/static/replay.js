@@ -20,6 +20,8 @@
   const HAND = 11, EXTRA = 11; // every preset (RuleSet.hand_size, extra_pile_size)
   const FACE_UP = ["italian", "italian-fibur"]; // R3: the first discard is dealt face up
   const OPEN_PILE = ["italian", "italian-fibur"]; // R11: the whole pile is seen
+  const EXTRA_TO_STOCK = ["buraco-fechado", "canasta-stbl"]; // R15: an extra pile refills the stock
+  const STOCK_RESERVE = { "italian-fibur": 2 }; // R21: cards of the stock never drawn
   // A record names a preset, or writes a rule set in full (house rules): its fields then.
   const rulesName = (rules) => (rules && typeof rules === "object" ? rules.name : rules);
   function rule(rules, field, preset) {
@@ -127,21 +129,13 @@
     return { hands: hands, extra: extra, taken: [false, false], stock: deck.slice(at), pile: pile, melds: [[], []], current: rec.first_player || 0, move: null };
   }
 
-  function play(state, action) {
+  function play(state, action, rules) {
     const s = JSON.parse(JSON.stringify(state));
     const seat = s.current, team = seat % 2;
     const hand = s.hands[seat];
     const w = action.split(" ");
     s.move = { seat: seat, action: action };
     if (w[0] === "draw") {
-      if (!s.stock.length) {
-        // R15: an extra pile left becomes the stock
-        const left = s.extra.findIndex((p, i) => p && !s.taken[i]);
-        if (left >= 0) {
-          s.stock = s.extra[left];
-          s.extra[left] = null;
-        }
-      }
       if (s.stock.length) hand.push(s.stock.shift());
     } else if (w[0] === "take") {
       hand.push(...s.pile);
@@ -171,6 +165,20 @@
       s.hands[seat] = s.extra[team];
       s.extra[team] = null;
       s.taken[team] = true;
+    }
+    const name = rulesName(rules);
+    const reserve = rule(rules, "stock_reserve", STOCK_RESERVE[name] || 0);
+    if (w[0] === "discard" && s.stock.length <= reserve && rule(rules, "extra_pile_becomes_stock", EXTRA_TO_STOCK.includes(name))) {
+      // R15: as the turn passes, an extra pile left becomes the stock, the next player's team's
+      // first, its first card drawn first (above the cards never drawn, R21)
+      const next = s.current % 2;
+      for (const k of [next, 1 - next]) {
+        if (s.extra[k]) {
+          s.stock = s.extra[k].concat(s.stock);
+          s.extra[k] = null;
+          break;
+        }
+      }
     }
     return s;
   }
@@ -222,7 +230,7 @@
       if (!all.length) all.push(state);
       for (const action of hand.actions) {
         if (actions[k++] !== action) return null;
-        state = play(state, action);
+        state = play(state, action, hand.rules);
         all.push(state);
       }
     }
@@ -456,4 +464,6 @@
       // no seat kept here: the form stays
     }
   }
+  // For the tests: the positions the page deals and plays from hands' records.
+  window.BURACO_REPLAY = Object.freeze({ playHands: playHands });
 })();
