@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import buraco_rules as br
+from buraco_rules.bots import BOT_NAMES
 
 STATIC = Path(br.__file__).parent / "server" / "static"
 LANGUAGES = ("en", "pt-BR", "it")
@@ -48,6 +49,7 @@ def used_keys() -> set[str]:
         "end.why": tuple(t.value for t in br.Termination),
         "notice": ("storage-failed", "bot-retrying", "expired"),
         "option": tuple(br.variants.OPTIONS),  # the lobby's line for each house rule
+        "bot": BOT_NAMES,  # each bot as players read it, in the seat bar and the lobby
     }
     keys |= {f"{prefix}.{value}" for prefix, values in families.items() for value in values}
     for name in ("index.html", "replay.html"):

@@ -208,23 +208,30 @@ def test_the_record_is_given_to_a_seat_once_the_game_is_over(
     _store_table(tmp_path / "t.sqlite", "done", start, actions)
     _store_table(tmp_path / "t.sqlite", "going", start, actions[:-1])
     client = client_of()
+    for url in ("/api/tables/{}/record", "/api/tables/{}/hands"):  # the hands: as the record
+        early = client.get(url.format("going"), headers={"Authorization": "Bearer token-going-0"})
+        assert early.status_code == 409 and early.json()["code"] == "not-over"  # hands hidden
+        for table, headers in [
+            ("done", {}),
+            ("done", {"Authorization": "Bearer nope"}),
+            ("done", {"Authorization": "token-done-0"}),
+            ("done", {"Authorization": "Bearer token-going-0"}),  # another table's seat
+            ("nowhere", {"Authorization": "Bearer token-done-0"}),
+        ]:
+            refused = client.get(url.format(table), headers=headers)
+            assert refused.status_code in (401, 404) and refused.json()["code"] == "bad-token"
     url = "/api/tables/{}/record"
-    early = client.get(url.format("going"), headers={"Authorization": "Bearer token-going-0"})
-    assert early.status_code == 409 and early.json()["code"] == "not-over"  # hands hidden
-    for table, headers in [
-        ("done", {}),
-        ("done", {"Authorization": "Bearer nope"}),
-        ("done", {"Authorization": "token-done-0"}),
-        ("done", {"Authorization": "Bearer token-going-0"}),  # another table's seat
-        ("nowhere", {"Authorization": "Bearer token-done-0"}),
-    ]:
-        refused = client.get(url.format(table), headers=headers)
-        assert refused.status_code in (401, 404) and refused.json()["code"] == "bad-token"
     answer = client.get(url.format("done"), headers={"Authorization": "Bearer token-done-1"})
     assert answer.status_code == 200, answer.text
     record = br.from_json(answer.text)
     assert isinstance(record, br.GameRecord) and record.scores == br.score(br.replay(record)[-1])
     assert [br.format_action(a) for a in record.actions] == actions
+    # A table of one hand: its hands are that record, in a list.
+    hands = client.get(
+        url.format("done").replace("record", "hands"), headers=answer.request.headers
+    )
+    assert hands.status_code == 200 and len(hands.json()) == 1
+    assert br.from_data(hands.json()[0]) == record
     path = tmp_path / "record.json"
     path.write_text(answer.text)
     assert main(["replay", str(path)]) == 0  # buraco-rules replay reads it

@@ -204,12 +204,19 @@ def create_app(
         return JSONResponse(created, status_code=201, headers={"Cache-Control": "no-store"})
 
     async def record(request: Request) -> Response:
+        return await _finished(request, "record")
+
+    async def hands(request: Request) -> Response:
+        return await _finished(request, "hands")
+
+    async def _finished(request: Request, what: str) -> Response:
         hub: TableHub = request.app.state.hub
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return _error(401, "bad-token", "send a seat's token as Authorization: Bearer")
+        give = hub.record if what == "record" else hub.hands
         try:
-            text = await hub.record(request.path_params["table"], token.strip())
+            text = await give(request.path_params["table"], token.strip())
         except RecordError as error:
             status = 409 if error.code == "not-over" else 404
             return _error(status, error.code, str(error))
@@ -236,6 +243,7 @@ def create_app(
             ),
             Route("/api/tables", create_table, methods=["POST"]),
             Route("/api/tables/{table}/record", record),
+            Route("/api/tables/{table}/hands", hands),
             WebSocketRoute("/ws", socket),
         ],
         middleware=[Middleware(OriginGuard, hosts=allowed_hosts, origins=allowed_origins)],

@@ -617,6 +617,18 @@ class TableHub:
     async def record(self, table_id: str, token: str) -> str:
         """The record of a table whose game is over, as ``to_json`` writes it, for a token of
         one of its seats (a :class:`RecordError` otherwise)."""
+        stored = self._finished(table_id, token)
+        return await asyncio.to_thread(_final_record, stored)
+
+    async def hands(self, table_id: str, token: str) -> str:
+        """Each hand of a table whose game is over, as the record of that hand (its deal, its
+        actions and its scores; ``MatchRecord.hands``), in a JSON list of what ``to_json``
+        writes, for a token of one of its seats (a :class:`RecordError` otherwise): what a page
+        needs to deal a match's hands again, where the match's record keeps only a seed."""
+        stored = self._finished(table_id, token)
+        return await asyncio.to_thread(_final_hands, stored)
+
+    def _finished(self, table_id: str, token: str) -> StoredTable:
         try:
             found = self.store.seat_of(token)
             if found is None or found[0] != table_id:
@@ -627,7 +639,7 @@ class TableHub:
             raise StorageFailed("the server cannot reach its database; try again") from None
         if stored is None or stored.finished != FINISHED:
             raise RecordError("not-over", "the record is given once the game is over")
-        return await asyncio.to_thread(_final_record, stored)
+        return stored
 
     async def open(self) -> None:
         """With a store shared by several processes: hear their changes and take the leases of
@@ -1288,6 +1300,15 @@ def _final_record(stored: StoredTable) -> str:
     else:
         record = attrs.evolve(record, scores=score(final))  # type: ignore[arg-type]
     return to_json(record)
+
+
+def _final_hands(stored: StoredTable) -> str:
+    """Each hand of a finished table as its own record, with its scores, in a JSON list of what
+    ``to_json`` writes (one hand for a table of one hand)."""
+    record = stored.record()
+    if isinstance(record, MatchRecord):
+        return "[" + ",".join(to_json(hand) for hand in record.hands()) + "]"
+    return "[" + _final_record(stored) + "]"
 
 
 def _new_seat(

@@ -6,8 +6,9 @@
 // (new_game(deck=...): 11 cards to each seat, the two extra piles, the first discard where the
 // pile starts face up, the stock) and plays each move on it. It trusts the record (the server's
 // engine checked every move) and lays melds out as the table page reads them. A match's record
-// (MatchRecord) keeps a seed rather than its deals, which only the engine can shuffle: the page
-// steps through its moves and scores without the cards.
+// (MatchRecord) keeps a seed rather than its deals, which only the engine can shuffle: for a
+// finished table the server also gives each hand's record (GET .../hands), which the page deals
+// and plays in turn; a match's file alone is stepped through without the cards.
 "use strict";
 
 (function () {
@@ -19,6 +20,13 @@
   const HAND = 11, EXTRA = 11; // every preset (RuleSet.hand_size, extra_pile_size)
   const FACE_UP = ["italian", "italian-fibur"]; // R3: the first discard is dealt face up
   const OPEN_PILE = ["italian", "italian-fibur"]; // R11: the whole pile is seen
+  const EXTRA_TO_STOCK = ["buraco-fechado", "canasta-stbl"]; // R15: an extra pile refills the stock
+  const STOCK_RESERVE = { "italian-fibur": 2 }; // R21: cards of the stock never drawn
+  // A record names a preset, or writes a rule set in full (house rules): its fields then.
+  const rulesName = (rules) => (rules && typeof rules === "object" ? rules.name : rules);
+  function rule(rules, field, preset) {
+    return rules && typeof rules === "object" && field in rules ? rules[field] : preset;
+  }
 
   let record = null;
   let states = []; // one position per step (the deal first), for a hand's record
@@ -65,8 +73,9 @@
 
   // ---- a hand, dealt and played again --------------------------------------------------
 
-  // A meld's cards in the engine's layout: a set's naturals then its wildcard; a run ascending,
-  // its wildcard in the one gap it fills, else last.
+  // A meld's cards in the engine's layout, as a player reads them: a set's naturals then its
+  // wildcard; a run ascending, its wildcard in the one gap it fills, else last, or first where
+  // the run ends with a high ace (the engine may write it after the ace; it stands below).
   function layout(cards) {
     const naturals = cards.filter((c) => !wildCapable(c));
     if (naturals.length >= 2 && naturals.every((c) => rankOf(c) === rankOf(naturals[0]))) {
@@ -87,7 +96,11 @@
           else if (step !== 1) gaps.push(-99);
         }
         if (skip < 0 && gaps.length === 0) return sorted;
-        if (skip >= 0 && gaps.length === 0) return sorted.concat([cards[skip]]);
+        if (skip >= 0 && gaps.length === 0) {
+          // Nothing stands above a high ace: the wildcard extends the run below, and is read there.
+          const top = aceHigh && rankOf(sorted[sorted.length - 1]) === "A";
+          return top ? [cards[skip]].concat(sorted) : sorted.concat([cards[skip]]);
+        }
         if (skip >= 0 && gaps.length === 1 && gaps[0] > 0) {
           return sorted.slice(0, gaps[0]).concat([cards[skip]], sorted.slice(gaps[0]));
         }
@@ -107,29 +120,23 @@
     const deck = cardsOf(rec.deck);
     const players = rec.players;
     const hands = [];
+    const size = rule(rec.rules, "hand_size", HAND), extras = rule(rec.rules, "extra_pile_size", EXTRA);
     let at = 0;
-    for (let s = 0; s < players; s++, at += HAND) hands.push(deck.slice(at, at + HAND));
-    const extra = [deck.slice(at, at + EXTRA), deck.slice(at + EXTRA, at + 2 * EXTRA)];
-    at += 2 * EXTRA;
-    const pile = FACE_UP.includes(rec.rules) ? [deck[at++]] : [];
+    for (let s = 0; s < players; s++, at += size) hands.push(deck.slice(at, at + size));
+    const extra = [deck.slice(at, at + extras), deck.slice(at + extras, at + 2 * extras)];
+    at += 2 * extras;
+    const faceUp = rule(rec.rules, "discard_pile_starts_face_up", FACE_UP.includes(rulesName(rec.rules)));
+    const pile = faceUp ? [deck[at++]] : [];
     return { hands: hands, extra: extra, taken: [false, false], stock: deck.slice(at), pile: pile, melds: [[], []], current: rec.first_player || 0, move: null };
   }
 
-  function play(state, action) {
+  function play(state, action, rules) {
     const s = JSON.parse(JSON.stringify(state));
     const seat = s.current, team = seat % 2;
     const hand = s.hands[seat];
     const w = action.split(" ");
     s.move = { seat: seat, action: action };
     if (w[0] === "draw") {
-      if (!s.stock.length) {
-        // R15: an extra pile left becomes the stock
-        const left = s.extra.findIndex((p, i) => p && !s.taken[i]);
-        if (left >= 0) {
-          s.stock = s.extra[left];
-          s.extra[left] = null;
-        }
-      }
       if (s.stock.length) hand.push(s.stock.shift());
     } else if (w[0] === "take") {
       hand.push(...s.pile);
@@ -160,6 +167,20 @@
       s.extra[team] = null;
       s.taken[team] = true;
     }
+    const name = rulesName(rules);
+    const reserve = rule(rules, "stock_reserve", STOCK_RESERVE[name] || 0);
+    if (w[0] === "discard" && s.stock.length <= reserve && rule(rules, "extra_pile_becomes_stock", EXTRA_TO_STOCK.includes(name))) {
+      // R15: as the turn passes, an extra pile left becomes the stock, the next player's team's
+      // first, its first card drawn first (above the cards never drawn, R21)
+      const next = s.current % 2;
+      for (const k of [next, 1 - next]) {
+        if (s.extra[k]) {
+          s.stock = s.extra[k].concat(s.stock);
+          s.extra[k] = null;
+          break;
+        }
+      }
+    }
     return s;
   }
 
@@ -182,14 +203,7 @@
     $("replay-error").hidden = true;
     record = data;
     states = [];
-    if (data.type === "record" && typeof data.deck === "string") {
-      let state = deal(data);
-      states.push(state);
-      for (const action of data.actions) {
-        state = play(state, action);
-        states.push(state);
-      }
-    }
+    if (data.type === "record" && typeof data.deck === "string") states = playHands([data], data.actions) || [];
     step = 0; // the deal first: a replay is read from its start
     const from = $("from");
     from.textContent = "";
@@ -206,6 +220,24 @@
     draw();
   }
 
+  // The positions of hands played one after the other (a match's, from each hand's record):
+  // the first deal, then one position a move; null unless their moves are the ``actions``.
+  function playHands(hands, actions) {
+    const all = [];
+    let k = 0;
+    for (const hand of hands) {
+      if (!hand || hand.type !== "record" || typeof hand.deck !== "string" || !Array.isArray(hand.actions)) return null;
+      let state = deal(hand);
+      if (!all.length) all.push(state);
+      for (const action of hand.actions) {
+        if (actions[k++] !== action) return null;
+        state = play(state, action, hand.rules);
+        all.push(state);
+      }
+    }
+    return k === actions.length ? all : null;
+  }
+
   async function fetchRecord(table, token) {
     let response;
     try {
@@ -219,7 +251,22 @@
     if (response.status === 409) return fail("replay.notover");
     if (response.status === 401 || response.status === 404) return fail("replay.badtoken");
     if (!response.ok) return fail("replay.bad");
-    open(await response.json());
+    const data = await response.json();
+    open(data);
+    if (data.type !== "match-record") return;
+    // A match: its hands' records, dealt and played here, show the cards of every move.
+    try {
+      const answer = await fetch("api/tables/" + encodeURIComponent(table) + "/hands", {
+        headers: { Authorization: "Bearer " + token },
+      });
+      const played = answer.ok ? playHands(await answer.json(), data.actions) : null;
+      if (played && record === data) {
+        states = played;
+        draw();
+      }
+    } catch (error) {
+      // the moves and scores stay, without the cards
+    }
   }
 
   function fromLink(text) {
@@ -258,7 +305,8 @@
 
   function draw() {
     const total = record.actions.length;
-    $("replay-heading").textContent = (titles[record.rules] || record.rules) + " \u00b7 " + plural("players.count", record.players) + (record.meta && record.meta.table ? " \u00b7 " + record.meta.table : "");
+    const name = rulesName(record.rules);
+    $("replay-heading").textContent = (titles[name] || name) + " \u00b7 " + plural("players.count", record.players) + (record.meta && record.meta.table ? " \u00b7 " + record.meta.table : "");
     $("step").textContent = t("replay.step", { n: step, total: total });
     $("step").dataset.step = String(step);
     $("first").disabled = $("prev").disabled = step === 0;
@@ -273,7 +321,7 @@
       bar.id = "replay-turn";
       bar.textContent = t("stock.label", { count: plural("cards", state.stock.length) });
       box.append(bar);
-      const open = OPEN_PILE.includes(record.rules);
+      const open = !rule(record.rules, "closed_discard_pile", !OPEN_PILE.includes(rulesName(record.rules)));
       const shownPile = open ? state.pile : state.pile.slice(-1);
       const pileHead = document.createElement("h3");
       pileHead.textContent = t("replay.pile", { count: plural("cards", state.pile.length) });
@@ -320,7 +368,7 @@
     // The log, newest first, up to this step.
     const log = $("log");
     log.textContent = "";
-    // A match's record does not say where its hands end, so its moves go without their seat.
+    // A match's file alone does not say where its hands end: its moves go without their seat.
     for (let k = step - 1; k >= 0; k--) {
       const action = record.actions[k];
       const item = document.createElement("li");
@@ -417,4 +465,6 @@
       // no seat kept here: the form stays
     }
   }
+  // For the tests: the positions the page deals and plays from hands' records.
+  window.BURACO_REPLAY = Object.freeze({ playHands: playHands });
 })();

@@ -46,6 +46,7 @@
   let selected = new Set(); // indices into the sorted hand
   let retry = 0;
   let log = []; // the moves of the hand in play, oldest first: {number, seat, action, hand, pile}
+  let logDrawn = null; // what the page's log shows: {log, seat, lang, count}
   let endShown = 0; // how many finished hands' scores the end dialog has shown
   let clockTimer = null;
 
@@ -439,7 +440,7 @@
       const item = document.createElement("li");
       item.dataset.seat = String(seat.seat);
       if (seat.kind !== "human") {
-        item.textContent = t("lobby.seat.bot", { seat: seat.seat + 1, bot: seat.bot });
+        item.textContent = t("lobby.seat.bot", { seat: seat.seat + 1, bot: botName(seat.bot) });
       } else {
         const url = new URL(seat.link, location.href).href;
         const link = document.createElement("input");
@@ -724,17 +725,26 @@
 
   // ---- drawing the table ---------------------------------------------------------------
 
+  // A bot as players read it ("quick robot"), not by its name in the API.
+  function botName(bot) {
+    const key = "bot." + bot;
+    const name = t(key);
+    return name === key ? t("seat.bot", { bot: bot }) : name;
+  }
+
   function seatName(message, seat, short) {
     const info = message.seats[seat] || { kind: "human", bot: null };
     const mine = message.seat;
     let who;
     if (seat === mine) who = t("seat.you");
     else if (seat % 2 === mine % 2) who = t("seat.partner");
-    else if (message.seats.length === 4) who = t(seat === (mine + 1) % 4 ? "seat.opponent.left" : "seat.opponent.right");
+    // R1 fixes the order of play (the next seat up), not a side of the table: the opponents
+    // are told apart by when they play.
+    else if (message.seats.length === 4) who = seat === (mine + 1) % 4 ? t("seat.opponent.next") : t("seat.opponent.previous");
     else who = t("seat.opponent");
     // People count from 1; the protocol's seat numbers (from 0) stay in the data attributes.
     let text = who + " (" + t("seat.n", { seat: seat + 1 }) + ")";
-    if (info.kind === "bot" && !short) text += " \u00b7 " + t("seat.bot", { bot: info.bot });
+    if (info.kind === "bot" && !short) text += " \u00b7 " + botName(info.bot);
     return text;
   }
 
@@ -798,6 +808,9 @@
     drawMelds($("melds-us"), view.melds[us], us, message, variant);
     drawMelds($("melds-them"), view.melds[them], them, message, variant);
     // One opponent is no team: "Opponent's melds" in a game of two.
+    const usHeading = $("team-us").querySelector("h3 span[data-i18n]");
+    usHeading.dataset.i18n = message.seats.length === 2 ? "melds.us.one" : "melds.us";
+    usHeading.textContent = message.seats.length === 2 ? t("melds.us.one") : t("melds.us");
     const themHeading = $("team-them").querySelector("h3 span[data-i18n]");
     themHeading.dataset.i18n = message.seats.length === 2 ? "melds.them.one" : "melds.them";
     themHeading.textContent = t(themHeading.dataset.i18n);
@@ -823,6 +836,7 @@
     for (const card of pileCards) box.append(cardElement(card));
     box.setAttribute("aria-label", t("pile.label", { count: plural("cards", view.discard_pile_size), cards: pileCards.length ? pileCards.map(cardName).join(", ") : t("pile.empty") }));
     const extra = $("extra");
+    const one = message.seats.length === 2; // each player a team (R1): "your extra pile"
     extra.textContent = "";
     for (const team of [us, them]) {
       const size = view.extra_pile_sizes[team];
@@ -830,7 +844,8 @@
       el.className = "extra-pile";
       el.dataset.team = String(team);
       el.dataset.size = size === null ? "" : String(size);
-      el.textContent = t(team === us ? "extra.us" : "extra.them") + ": " + (size === null ? t(view.extra_pile_taken[team] ? "extra.taken" : "extra.gone") : plural("cards", size));
+      const whose = one ? (team === us ? t("extra.us.one") : t("extra.them.one")) : team === us ? t("extra.us") : t("extra.them");
+      el.textContent = whose + ": " + (size === null ? t(view.extra_pile_taken[team] ? "extra.taken" : "extra.gone") : plural("cards", size));
       extra.append(el);
     }
 
@@ -1066,37 +1081,47 @@
     for (const el of document.querySelectorAll("#controls button, #moves button")) el.disabled = true;
   }
 
+  // The move log, newest first. A hand's log only grows: the moves added since the last view are
+  // written, not the whole log again at every move (a hand has a few hundred); a new hand, a
+  // reload, a reconnection or another language writes it anew.
   function drawLog(message) {
     const list = $("log");
-    list.textContent = "";
     if (!log.length) {
+      list.textContent = "";
       const none = document.createElement("li");
       none.className = "none";
       none.textContent = t("log.empty");
       list.append(none);
+      logDrawn = null;
       return;
     }
+    const same = logDrawn && logDrawn.log === log && logDrawn.seat === message.seat && logDrawn.lang === I.lang;
+    const kept = same && logDrawn.count <= log.length && list.children.length === logDrawn.count ? logDrawn.count : 0;
+    if (!kept) list.textContent = "";
+    for (let i = kept; i < log.length; i++) list.prepend(logLine(message, log[i], i));
     // The last round: the moves since this seat's own last move.
     let mineAt = -1;
     log.forEach((m, i) => {
       if (m.seat === message.seat) mineAt = i;
     });
-    for (let i = log.length - 1; i >= 0; i--) {
-      const move = log[i];
-      const item = document.createElement("li");
-      item.className = "move-line" + (i > mineAt ? " recent" : "");
-      item.dataset.number = String(move.number);
-      item.dataset.seat = String(move.seat);
-      item.dataset.action = move.action;
-      item.value = i + 1;
-      const mine = move.seat === message.seat;
-      item.textContent = t(mine ? "move.line.you" : "move.line", { seat: seatName(message, move.seat, true), move: moveWords(move, mine ? "move.you" : "move") });
-      if (move.robot) {
-        item.dataset.robot = "true";
-        item.textContent += " " + t(move.seat === message.seat ? "log.robot.you" : "log.robot");
-      }
-      list.append(item);
+    for (const item of list.children) item.classList.toggle("recent", item.value - 1 > mineAt);
+    logDrawn = { log: log, seat: message.seat, lang: I.lang, count: log.length };
+  }
+
+  function logLine(message, move, i) {
+    const item = document.createElement("li");
+    item.className = "move-line";
+    item.dataset.number = String(move.number);
+    item.dataset.seat = String(move.seat);
+    item.dataset.action = move.action;
+    item.value = i + 1;
+    const mine = move.seat === message.seat;
+    item.textContent = t(mine ? "move.line.you" : "move.line", { seat: seatName(message, move.seat, true), move: moveWords(move, mine ? "move.you" : "move") });
+    if (move.robot) {
+      item.dataset.robot = "true";
+      item.textContent += " " + t(move.seat === message.seat ? "log.robot.you" : "log.robot");
     }
+    return item;
   }
 
   function drawClock(message) {
@@ -1161,22 +1186,33 @@
     const handView = message.match && !message.over ? previous && previous.view : message.view;
     endShown = scores.length;
     const us = message.seat % 2, them = 1 - us;
+    // At two, each player is a team (R1): "You" and "Opponent", not "your team" and "their team".
+    const one = message.seats.length === 2;
+    const team = (k) => (one ? (k === us ? t("end.one.us") : t("end.one.them")) : k === us ? t("end.team.us") : t("end.team.them"));
     const final = scores[scores.length - 1];
     const title = message.match ? (message.over ? t("end.title.match") : t("end.title.handn", { hand: scores.length })) : t("end.title.hand");
     $("end-heading").textContent = title;
     const end = termination(message, handView, final);
-    $("end-why").textContent = t("end.why." + end.why, { team: end.team === null ? "" : t(end.team === us ? "end.team.us" : "end.team.them") });
+    if (one && end.why === "went-out") $("end-why").textContent = end.team === us ? t("end.why.went-out.one.us") : t("end.why.went-out.one.them");
+    else $("end-why").textContent = t("end.why." + end.why, { team: end.team === null ? "" : team(end.team) });
     $("end-why").dataset.termination = end.why;
     const a = final[us].total, b = final[them].total;
-    let result = a > b ? t("end.winner.us") : a < b ? t("end.winner.them") : t("end.tie");
-    if (message.match && message.over) result = t(message.match.winner === us ? "end.match.us" : "end.match.them");
+    let result;
+    if (a === b) result = t("end.tie");
+    else if (one) result = a > b ? t("end.winner.one.us") : t("end.winner.one.them");
+    else result = a > b ? t("end.winner.us") : t("end.winner.them");
+    if (message.match && message.over) {
+      const won = message.match.winner === us;
+      if (one) result = won ? t("end.match.one.us") : t("end.match.one.them");
+      else result = won ? t("end.match.us") : t("end.match.them");
+    }
     $("end-result").textContent = result;
 
     const table = $("score-table");
     table.textContent = "";
     const items = ["table", "canastas", "going_out", "hands", "extra_pile", "total"];
     const head = document.createElement("tr");
-    for (const text of [t("end.item"), t("end.team.us"), t("end.team.them")]) {
+    for (const text of [t("end.item"), team(us), team(them)]) {
       const th = document.createElement("th");
       th.scope = "col";
       th.textContent = text;
@@ -1207,7 +1243,7 @@
       const matchTable = $("match-table");
       matchTable.textContent = "";
       const header = document.createElement("tr");
-      for (const text of [t("end.hand"), t("end.team.us"), t("end.running"), t("end.team.them"), t("end.running")]) {
+      for (const text of [t("end.hand"), team(us), t("end.running"), team(them), t("end.running")]) {
         const th = document.createElement("th");
         th.scope = "col";
         th.textContent = text;
