@@ -139,17 +139,25 @@ def test_the_clock_starts_when_the_first_person_sits_down_not_at_the_creation(
 
 def test_an_away_person_takes_the_seat_back_with_the_back_message(tmp_path: Path) -> None:
     db = tmp_path / "back.sqlite"
-    with TestClient(create_app(db, bot_delay=600, rate=1000, turn_seconds=1)) as client:
+    app = create_app(db, bot_delay=600, rate=1000, turn_seconds=1)
+    with TestClient(app) as client:
         created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        table = app.state.hub.tables[created["table"]]  # type: ignore[attr-defined]
         with client.websocket_connect("/ws") as ws:
             token = created["seats"][0]["token"]
             ws.send_json({"type": "join", "token": token, "table": created["table"]})
             ws.receive_json()
             away = _until(ws, lambda v: v["seats"][0]["away"])
             assert away["number"] == 0  # the bot waits its (long) delay: no move yet
+            assert table.returning == set()  # a page left open: no pause asked for
+            with client.websocket_connect("/ws") as again:  # the page opened anew, while away
+                again.send_json({"type": "join", "token": token, "table": created["table"]})
+                again.receive_json()
+                assert table.returning == {0}  # the bot will wait for it at its turn
             ws.send_json({"type": "back"})
             back = _until(ws, lambda v: not v["seats"][0]["away"])
             assert back["number"] == 0 and back["clock"]["seat"] == 0  # its own time again
+            assert table.returning == set()
             ws.send_json({"type": "back"})  # not away: nothing happens, nothing is refused
             ws.send_json({"type": "ping"})
             assert ws.receive_json() == {"type": "pong"}

@@ -153,6 +153,9 @@ class Table:
     """When the clock of the seat to move runs out (wall-clock seconds); None if none runs."""
     away: set[int] = attrs.Factory(set)
     """The human seats a bot plays because their clock ran out, until their person moves."""
+    returning: set[int] = attrs.Factory(set)
+    """The away seats whose page was opened again since they went away: at the start of their
+    next turn the bot waits :data:`~buraco_rules.server.clock.AWAY_PAUSE` for the person."""
     touched: float = attrs.Factory(now)
     """When the table last moved (or was created): its expiry counts from here."""
     client: str = ""
@@ -701,6 +704,8 @@ class TableHub:
             self._heard(table.id, -1)
         first = not place.connections
         place.connections.add(connection)
+        if seat in table.away:
+            table.returning.add(seat)
         if table.turn_seconds is not None and table.deadline is None and not table.moves:
             self._start_clock(table)
         connection.send(table.view_text(seat))
@@ -861,6 +866,7 @@ class TableHub:
         """The person of an away seat is back: the bot leaves it, and its clock starts again
         if it is its turn (stored now; kept in memory if the store fails)."""
         table.away.discard(seat)
+        table.returning.discard(seat)
         table.deadline = self._deadline(table, table.state, turn_changed=True)
         self._arm(table)
         try:
@@ -1228,9 +1234,11 @@ class TableHub:
             pause = self.bot_delay
             hand = table.hand
             seat = hand.current_player
-            if seat in table.away and hand.phase is Phase.DRAW and table.seats[seat].connections:
-                # A turn begins and its person's page is open: they may be back for it (a
-                # table's turn at most). Nobody connected: nobody to wait for.
+            if seat in table.returning and hand.phase is Phase.DRAW:
+                # A turn begins and its person opened the page again: they may be back for it
+                # (a table's turn at most). A page left open asks nothing: its "back" button is
+                # there, and a table whose people left plays on at the bot delay.
+                table.returning.discard(seat)
                 pause = max(pause, min(AWAY_PAUSE, table.turn_seconds or AWAY_PAUSE))
             await asyncio.sleep(backoff.pause(pause))
             async with table.lock:
