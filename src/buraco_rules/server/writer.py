@@ -27,7 +27,7 @@ class Pending(Protocol):
 
     @property
     def done(self) -> asyncio.Future[None]:
-        """Settled with the write's outcome: its result once committed, else its error."""
+        """_Settled with the write's outcome: its result once committed, else its error."""
 
 
 P = TypeVar("P", bound=Pending)
@@ -97,17 +97,25 @@ class Writer(Generic[P]):
                     except Exception as failed:  # a bug: the batch fails, not the thread
                         log.exception("writing %d changes failed", len(batch))
                         outcomes = [failed] * len(batch)
+                # One wake-up of each caller's loop for the whole batch, not one a write.
+                settled: dict[asyncio.AbstractEventLoop, list[_Settled]] = {}
                 for item, outcome in zip(batch, outcomes, strict=True):
-                    item.loop.call_soon_threadsafe(_settle, item.done, outcome)
+                    settled.setdefault(item.loop, []).append((item.done, outcome))
+                for loop, answers in settled.items():
+                    loop.call_soon_threadsafe(_settle, answers)
         finally:
             if self._finish is not None:
                 self._finish()
 
 
-def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
-    if done.cancelled():
-        return
-    if error is None:
-        done.set_result(None)
-    else:
-        done.set_exception(error)
+_Settled = tuple[asyncio.Future[None], BaseException | None]
+
+
+def _settle(answers: list[_Settled]) -> None:
+    for done, error in answers:
+        if done.cancelled():
+            continue
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
