@@ -723,17 +723,20 @@ class TableHub:
         table.deadline = self._deadline(table, table.state, turn_changed=True)
         if table.deadline is not None:  # else a bot's turn: the clock starts with a person's
             self._arm(table)
-            self._spawn_task(self._store_meta(table, "the clock's start"))
+            self._spawn_task(self._store_meta_locked(table, "the clock's start"))
+
+    async def _store_meta_locked(self, table: Table, what: str) -> None:
+        async with table.lock:
+            await self._store_meta(table, what)
 
     async def _store_meta(self, table: Table, what: str) -> None:
-        """Store the table's clock and away seats as they are (a failure is logged: the next
-        move stores them)."""
-        async with table.lock:
-            try:
-                await self.store.update(table.id, table.meta())
-                table.stored = table.meta()
-            except self.store.errors as error:
-                log.warning("table %s: %s not stored: %s", table.id, what, one_line(error))
+        """Store the table's clock and away seats as they are, under the table's lock (a
+        failure is logged and kept in memory: the next move stores them)."""
+        try:
+            await self.store.update(table.id, table.meta())
+            table.stored = table.meta()
+        except self.store.errors as error:
+            log.warning("table %s: %s not stored: %s", table.id, what, one_line(error))
 
     async def back(self, table: Table, seat: int) -> None:
         """The person of ``seat`` says they are back (the ``back`` message): a seat the clock
@@ -869,11 +872,7 @@ class TableHub:
         table.returning.discard(seat)
         table.deadline = self._deadline(table, table.state, turn_changed=True)
         self._arm(table)
-        try:
-            await self.store.update(table.id, table.meta())
-            table.stored = table.meta()
-        except self.store.errors as error:
-            log.warning("table %s: the seat back not stored: %s", table.id, one_line(error))
+        await self._store_meta(table, "the seat back")
         table.broadcast()
 
     async def _commit(
@@ -1146,11 +1145,7 @@ class TableHub:
             table.away.add(seat)
             table.deadline = None
             log.info("table %s: seat %d ran out of time, a bot plays it", table.id, seat)
-            try:
-                await self.store.update(table.id, table.meta())
-                table.stored = table.meta()
-            except self.store.errors as error:  # kept in memory: the next move stores it
-                log.warning("table %s: the away seat not stored: %s", table.id, one_line(error))
+            await self._store_meta(table, "the away seat")
             table.broadcast()
         self.wake_bots(table)
 
