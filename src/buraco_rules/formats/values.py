@@ -360,16 +360,8 @@ def object_codec(cls: type) -> tuple[Encoder, Decoder]:
     known = {f[0] for f in fields}
     name = cls.__name__
 
-    # Each field's name and encoder, None where the value is written as it is (an int, a
-    # bool, a string): a call fewer for each such field of each object written.
-    plan = tuple((key, None if enc is _identity else enc) for key, _, enc, _, _ in fields)
-
     def encode(obj: Any) -> dict[str, Any]:
-        out = {}
-        for key, enc in plan:
-            value = getattr(obj, key)
-            out[key] = value if enc is None else enc(value)
-        return out
+        return {key: enc(getattr(obj, key)) for key, _, enc, _, _ in fields}
 
     def decode(value: Any, ctx: Context) -> Any:
         if type(value) is not dict:
