@@ -501,3 +501,26 @@ def test_a_process_started_into_a_busy_database_holds_none_of_its_tables_until_s
         holder.close()
     text = (tmp_path / "b.log").read_text()
     assert "serving the tables of the PostgreSQL database" in text and "Traceback" not in text
+
+
+def test_workers_of_a_parent_killed_outright_stop_and_free_the_port(
+    pg_url: str, tmp_path: Path
+) -> None:
+    server = ServerProcess(pg_url, tmp_path / "k.log", *FAST, "--workers", "2")  # type: ignore[arg-type]
+    server.start()
+    assert server.process is not None
+    parent = server.process.pid
+    deadline = time.monotonic() + 30
+    while len(workers_of(parent)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    workers = workers_of(parent)
+    assert len(workers) == 2
+    server.kill()  # SIGKILL: the parent cannot tell its workers anything
+    deadline = time.monotonic() + 30
+    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+    server.start()  # the port is free: a new server starts on it
+    server.stop()
+    text = (tmp_path / "k.log").read_text()
+    assert "Traceback" not in text and text.count("with 2 workers") == 2

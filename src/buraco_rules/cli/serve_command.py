@@ -397,7 +397,11 @@ def _supervise(args: argparse.Namespace, label: str) -> int:
                 import uvicorn
 
                 from ..server import gcpolicy
+                from ..server.parent import follow_parent
 
+                # A parent killed outright cannot stop its workers: each stops itself, as
+                # for SIGTERM, so that the port and its tables' leases are free for a new server.
+                follow_parent(lambda: os.kill(os.getpid(), signal.SIGTERM))
                 config = uvicorn.Config(_app(args, args.db), **options)
                 gcpolicy.tune_for_server()  # each worker is a server process of its own
                 uvicorn.Server(config).run(sockets=[listener])

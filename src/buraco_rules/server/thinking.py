@@ -18,11 +18,11 @@ import multiprocessing
 import os
 import random
 import signal
-import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Final
+
+from .parent import follow_parent
 
 if TYPE_CHECKING:
     from ..bots import Bot
@@ -81,14 +81,7 @@ def _start_thinking() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(AttributeError, OSError):  # no nice on Windows
         os.nice(THINKER_NICENESS)
-    server = os.getppid()
-
-    def follow_the_server() -> None:
-        while os.getppid() == server:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=follow_the_server, name="buraco-follow", daemon=True).start()
+    follow_parent(lambda: os._exit(0))
 
 
 def _choose(bot: Bot, seen: PlayerView, seed: int) -> Action:
