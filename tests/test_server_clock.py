@@ -56,8 +56,8 @@ def test_a_seat_out_of_time_is_played_by_a_bot_until_its_person_moves(tmp_path: 
             # Seat 0 does not move: its clock runs out and a bot plays its turn (draw, discard).
             taken = _until(ws, lambda v: v["seats"][0]["away"] and v["number"] >= 2)
             assert taken["last"]["seat"] == 0 and taken["next_seq"] >= 3
-            # Its person is back: any move from the seat (here a sequence number the bot used).
-            ws.send_json({"type": "move", "seq": 1, "action": "draw"})
+            # Its person is back ("back"; during its own turn, once the bot has finished it).
+            ws.send_json({"type": "back"})
             back = _until(ws, lambda v: not v["seats"][0]["away"])
             assert back["seats"][0]["away"] is False
     hub: TableHub = app.state.hub  # type: ignore[attr-defined]
@@ -137,14 +137,49 @@ def test_the_clock_starts_when_the_first_person_sits_down_not_at_the_creation(
         store.close()
 
 
-def test_an_away_person_takes_the_seat_back_with_the_back_message(tmp_path: Path) -> None:
+def test_back_during_the_turn_that_ran_out_takes_effect_once_the_bot_has_played_it(
+    tmp_path: Path,
+) -> None:
+    # Coming back without a move must not hold the table up: the turn whose time ran out is
+    # the bot's to finish, and the seat is its person's again from then on.
     db = tmp_path / "back.sqlite"
-    app = create_app(db, bot_delay=600, rate=1000, turn_seconds=1)
+    app = create_app(db, bot_delay=0.05, rate=1000, turn_seconds=1)
     with TestClient(app) as client:
         created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
         table = app.state.hub.tables[created["table"]]  # type: ignore[attr-defined]
         with client.websocket_connect("/ws") as ws:
             token = created["seats"][0]["token"]
+            ws.send_json({"type": "join", "token": token, "table": created["table"]})
+            ws.receive_json()
+            _until(ws, lambda v: v["seats"][0]["away"])
+            ws.send_json({"type": "back"})
+            back = _until(ws, lambda v: not v["seats"][0]["away"])
+            assert back["number"] >= 2 and back["last"]["seat"] == 0  # its turn was played
+            assert table.coming_back == set() and 0 not in table.away
+            ws.send_json({"type": "back"})  # not away: nothing happens, nothing is refused
+            ws.send_json({"type": "ping"})
+            assert _answer(ws) == {"type": "pong"}
+
+
+def _answer(ws: Any) -> dict[str, Any]:
+    """The next message that is not a view."""
+    for _ in range(400):
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] != "view":
+            return message
+    raise AssertionError("no answer")
+
+
+def test_an_away_seat_whose_page_is_opened_again_is_waited_for_at_its_next_turn(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "again.sqlite"
+    app = create_app(db, bot_delay=600, rate=1000, turn_seconds=1)
+    with TestClient(app) as client:
+        created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        table = app.state.hub.tables[created["table"]]  # type: ignore[attr-defined]
+        token = created["seats"][0]["token"]
+        with client.websocket_connect("/ws") as ws:
             ws.send_json({"type": "join", "token": token, "table": created["table"]})
             ws.receive_json()
             away = _until(ws, lambda v: v["seats"][0]["away"])
@@ -154,10 +189,3 @@ def test_an_away_person_takes_the_seat_back_with_the_back_message(tmp_path: Path
                 again.send_json({"type": "join", "token": token, "table": created["table"]})
                 again.receive_json()
                 assert table.returning == {0}  # the bot will wait for it at its turn
-            ws.send_json({"type": "back"})
-            back = _until(ws, lambda v: not v["seats"][0]["away"])
-            assert back["number"] == 0 and back["clock"]["seat"] == 0  # its own time again
-            assert table.returning == set()
-            ws.send_json({"type": "back"})  # not away: nothing happens, nothing is refused
-            ws.send_json({"type": "ping"})
-            assert ws.receive_json() == {"type": "pong"}

@@ -34,9 +34,9 @@ saturates first). The server's CPU time and peak memory come from /proc (Linux);
 times every garbage collection in the server (``gc.callbacks``) and reports the full ones;
 ``--gc python`` runs the server with Python's collector settings instead of the server's
 (``buraco_rules.server.gcpolicy``), to compare, and ``--gc 700,10,10`` with other thresholds
-(and the server's freeze); the clients, like browsers, send no keepalive pings; ``--json FILE`` writes every run's figures and
-series (latencies and collections by time) for ``tools/latency_plot.py``. Listens on 127.0.0.1
-only.
+(and the server's freeze); the clients, like browsers, send no keepalive pings;
+``--json FILE`` writes every run's figures and series (latencies and collections by time) for
+``tools/latency_plot.py``. Listens on 127.0.0.1 only.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import random
 import secrets
 from collections import Counter, OrderedDict
 from collections.abc import Coroutine, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, Protocol
 
 import attrs
@@ -153,6 +154,9 @@ class Table:
     """When the clock of the seat to move runs out (wall-clock seconds); None if none runs."""
     away: set[int] = attrs.Factory(set)
     """The human seats a bot plays because their clock ran out, until their person moves."""
+    coming_back: set[int] = attrs.Factory(set)
+    """The away seats whose person said they are back during the seat's own turn: theirs again
+    once the bot has finished that turn."""
     returning: set[int] = attrs.Factory(set)
     """The away seats whose page was opened again since they went away: at the start of their
     next turn the bot waits :data:`~buraco_rules.server.clock.AWAY_PAUSE` for the person."""
@@ -740,9 +744,16 @@ class TableHub:
 
     async def back(self, table: Table, seat: int) -> None:
         """The person of ``seat`` says they are back (the ``back`` message): a seat the clock
-        gave to a bot is theirs again; nothing happens at a seat that is not away."""
+        gave to a bot is theirs again, at once, or, during the seat's own turn (the one that ran
+        out), once the bot has finished it: a turn whose time ran out is played, so that coming
+        back without a move cannot hold a table up (a fresh clock at each return would). Nothing
+        happens at a seat that is not away."""
         async with table.lock:
-            if seat in table.away and not table.closed and not table.is_over:
+            if seat not in table.away or table.closed or table.is_over:
+                return
+            if table.hand.current_player == seat:
+                table.coming_back.add(seat)
+            else:
                 await self._come_back(table, seat)
 
     def _presence_changed(self, table: Table) -> None:
@@ -803,7 +814,8 @@ class TableHub:
         """Play one move sent by ``seat`` with sequence number ``seq``: answer ``accepted``
         (then every seat gets its view) or ``refused`` with the engine's code and message, to
         that connection alone. A sequence number already accepted is answered again, unplayed.
-        A seat that was away is back (a bot stops playing it) with any move it sends."""
+        A seat that was away is back (a bot stops playing it) with a move of its that is played
+        (a refused one or a resent one changes nothing)."""
         async with table.lock:
             if table.closed:
                 connection.send(
@@ -811,8 +823,6 @@ class TableHub:
                 )
                 return
             place = table.seats[seat]
-            if seat in table.away:
-                await self._come_back(table, seat)
             for _ in range(_TRIES):
                 if seq <= place.last_seq:
                     answer = _resent(place, seq, action)
@@ -862,7 +872,10 @@ class TableHub:
                 )
                 return
             connection.send({"type": "accepted", "seq": seq, "number": len(table.moves)})
-            table.broadcast()
+            if seat in table.away:  # a move played: its person is back
+                await self._come_back(table, seat)
+            else:
+                table.broadcast()
         self.wake_bots(table)
 
     async def _come_back(self, table: Table, seat: int) -> None:
@@ -870,6 +883,7 @@ class TableHub:
         if it is its turn (stored now; kept in memory if the store fails)."""
         table.away.discard(seat)
         table.returning.discard(seat)
+        table.coming_back.discard(seat)
         table.deadline = self._deadline(table, table.state, turn_changed=True)
         self._arm(table)
         await self._store_meta(table, "the seat back")
@@ -1245,7 +1259,7 @@ class TableHub:
                     chosen = await self._think(table, seat, bot)
                     after = apply(table.state, chosen, player=seat)
                 except Exception as error:  # a bot's failure, not the server's: retried
-                    if backoff.failures == 0:
+                    if backoff.failures == 0 and not isinstance(error, BrokenProcessPool):
                         log.exception("table %s: a bot failed", table.id)
                     else:
                         log.warning("table %s: a bot failed again: %s", table.id, one_line(error))
@@ -1265,7 +1279,10 @@ class TableHub:
                     backoff.failed()
                     continue
                 backoff.reset()
-                table.broadcast()
+                if seat in table.coming_back and table.hand.current_player != seat:
+                    await self._come_back(table, seat)  # the turn that ran out is played
+                else:
+                    table.broadcast()
 
     async def _think(self, table: Table, seat: int, bot: Bot) -> Action:
         seen = view(table.hand, seat)
