@@ -1135,8 +1135,20 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
                 "const s = document.getElementById('seat-0');"
                 "return s.classList.contains('away') && s.textContent;"
             )
-            assert words["seat.away"] in wait_for(lambda a=away: page.execute_script(a), "away")
+            assert words["seat.away.you"] in wait_for(lambda a=away: page.execute_script(a), "away")
             assert words["seat.offline"] in page.execute_script(label, "seat-1")
+            # While away, "I'm back" (B) is offered and the line says how to come back; B sends
+            # `back`, and the server's next view gives the seat back (the button goes).
+            back = page.find_element("id", "btn-back")
+            assert back.is_displayed() and words["btn.back"] in back.text
+            assert page.find_element("id", "away-line").text == words["away.line"]
+            page.execute_script(
+                "window.cameBack = false; const b = document.getElementById('btn-back');"
+                "new MutationObserver(() => { if (b.hidden) window.cameBack = true; })"
+                ".observe(b, {attributes: true});"
+            )
+            press(page, "b")
+            wait_for(lambda: page.execute_script("return window.cameBack"), "the seat back")
             # The bot's moves for the away person are marked as such in the log.
             robot = (
                 "const m = document.querySelector('#log .move-line[data-robot][data-seat=\"0\"]');"

@@ -7,6 +7,10 @@ window.BURACO_CATALOGUES =
 // catalogues-begin
 {
  "en": {
+  "seat.away.you": "away: a bot plays for you until you press “I'm back” (B)",
+  "away.done": "You are back: you play your seat again.",
+  "away.line": "Your turn clock ran out: a bot plays your seat for now. Press “I'm back” (B) to play again.",
+  "btn.back": "I'm back",
   "replay.move": "Move {n}: {move}",
   "replay.team": "Team {team}",
   "replay.melds": "Team {team}'s melds",
@@ -286,6 +290,10 @@ window.BURACO_CATALOGUES =
   "replay.hand": "Hand {hand}"
  },
  "pt-BR": {
+  "seat.away.you": "ausente: um robô joga por você até você apertar “Voltei” (B)",
+  "away.done": "Você voltou: o lugar é seu de novo.",
+  "away.line": "Seu tempo acabou: um robô joga no seu lugar por enquanto. Aperte “Voltei” (B) para voltar a jogar.",
+  "btn.back": "Voltei",
   "replay.move": "Jogada {n}: {move}",
   "replay.team": "Dupla {team}",
   "replay.melds": "Jogos da dupla {team}",
@@ -565,6 +573,10 @@ window.BURACO_CATALOGUES =
   "replay.hand": "Mão {hand}"
  },
  "it": {
+  "seat.away.you": "assente: un bot gioca per te finché non premi “Eccomi” (B)",
+  "away.done": "Il posto è di nuovo tuo: giochi tu.",
+  "away.line": "Il tuo tempo è scaduto: per ora gioca un bot al posto tuo. Premi “Eccomi” (B) per tornare a giocare.",
+  "btn.back": "Eccomi",
   "replay.move": "Mossa {n}: {move}",
   "replay.team": "Coppia {team}",
   "replay.melds": "Giochi della coppia {team}",

@@ -792,7 +792,7 @@
       let text = seatName(message, i) + ": " + plural("cards", size);
       // Away (a bot plays the seat) and not connected are told apart: a person may be either.
       if (info.away) {
-        text += " \u00b7 " + t("seat.away");
+        text += " \u00b7 " + t(i === seat ? "seat.away.you" : "seat.away");
         el.classList.add("away");
       }
       if (info.kind === "human" && info.connected === false && i !== seat) {
@@ -867,6 +867,7 @@
       handBox.append(el);
     });
 
+    drawAway(message);
     drawLog(message);
     drawControls(message);
     drawEnd(message);
@@ -874,6 +875,10 @@
     let again = focused ? $(focused) : null;
     if (!again && focused && focused.startsWith("card-")) again = $("card-" + Math.min(Number(focused.slice(5)), hand.length - 1)) || $("btn-draw");
     if (!again && focused && focused.startsWith("meld-")) again = document.querySelector("#melds-us .meld") || $("btn-draw");
+    if (again && again.id === "btn-back" && again.hidden) {
+      // Back: to the first move the person can make now, else to their hand.
+      again = ["btn-draw", "btn-take", "btn-meld", "btn-discard"].map($).find((b) => !b.disabled) || $("card-0") || $("log");
+    }
     if (again && document.activeElement !== again && !$("end").open) again.focus();
   }
 
@@ -1046,6 +1051,7 @@
       "btn-clear": selected.size > 0,
     };
     for (const [id, on] of Object.entries(buttons)) $(id).disabled = !on;
+    $("btn-back").disabled = !connected();
     $("btn-refuse").hidden = !buttons["btn-refuse"]; // shown only when the refusal is offered
     let hint = "";
     const top = prettyCards(topCard());
@@ -1075,6 +1081,27 @@
       button.addEventListener("click", () => send(action));
       list.append(button);
     }
+  }
+
+  // While the turn clock has given this seat to a bot (away), the "I'm back" button, and a line
+  // (a live region) that says so and how to come back; once back, a line that says that.
+  function drawAway(message) {
+    const info = message.seats[message.seat] || {};
+    const away = Boolean(info.away) && !message.over;
+    const was = previous && previous.seats[previous.seat] && previous.seats[previous.seat].away;
+    $("btn-back").hidden = !away;
+    $("btn-back").disabled = !connected();
+    const line = $("away-line");
+    if (away) line.textContent = t("away.line");
+    else if (was && !message.over) line.textContent = t("away.done");
+    else if (!previous || previous.number !== message.number) line.textContent = "";
+    line.dataset.away = String(away);
+  }
+
+  function comeBack() {
+    if (!connected() || $("btn-back").hidden) return;
+    socket.send(JSON.stringify({ type: "back" }));
+    $("btn-back").disabled = true; // until the server's view says the seat is back
   }
 
   function setControlsBusy() {
@@ -1309,12 +1336,12 @@
       }
       return;
     }
-    const ids = { d: "btn-draw", t: "btn-take", m: "btn-meld", x: "btn-discard", escape: "btn-clear" };
+    const ids = { d: "btn-draw", t: "btn-take", m: "btn-meld", x: "btn-discard", escape: "btn-clear", b: "btn-back" };
     const id = ids[key];
     if (!id) return;
     event.preventDefault();
     if (key === "escape") showMessage("", ""); // Esc also dismisses a hint or a refusal
-    if (!$(id).disabled) $(id).click();
+    if (!$(id).disabled && !$(id).hidden) $(id).click();
   }
 
   // ---- start ---------------------------------------------------------------------------
@@ -1351,6 +1378,7 @@
     $("btn-draw").addEventListener("click", () => send("draw"));
     $("btn-take").addEventListener("click", take);
     $("btn-refuse").addEventListener("click", () => send("refuse"));
+    $("btn-back").addEventListener("click", comeBack);
     $("btn-meld").addEventListener("click", () => {
       const action = matches("meld")[0];
       send(action || "meld " + selectedCards().join(" ")); // the engine says why it is refused
