@@ -197,6 +197,21 @@ return {
 };"""
 
 
+# The elements drawn past the window's right edge, or whose content overflows their box sideways
+# (a table cut off inside the end dialog), as "id or tag: width"; none on a page that fits.
+WIDE = """
+const out = [];
+const width = document.documentElement.clientWidth;
+for (const el of document.querySelectorAll('body *')) {
+  const r = el.getBoundingClientRect();
+  if (!r.width || getComputedStyle(el).visibility === 'hidden') continue;
+  if (r.right > width + 1) out.push((el.id || el.tagName) + ': ' + Math.round(r.right));
+  else if (el.classList.contains('scroll') && el.scrollWidth > el.clientWidth + 1)
+    out.push((el.firstElementChild.id || 'scroll') + ': ' + el.scrollWidth);
+}
+return out.slice(0, 5);"""
+
+
 def check_page(driver: Any, observer: Observer) -> dict[str, Any]:
     """What the page shows is the seat's view (taken in one snapshot of the page, once it
     shows a view and has no move in flight), and its move log, newest first, is every move of
@@ -565,7 +580,12 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
         viewport(page, *PHONE)  # the dialog is in view on a phone too
         assert in_view(page, "end")
         viewport(page, *LAPTOP)
-        # Enter closes the dialog (its button has the focus).
+        # Enter closes the dialog (its button has the focus); "Scores" opens it again, with
+        # "New table" and "Replay this table" (a finished table has no other way to them).
+        keys(page, Keys.ENTER)
+        assert not page.execute_script("return document.getElementById('end').open")
+        page.find_element("id", "btn-scores").click()
+        assert page.find_element("id", "replay-table").is_displayed()
         keys(page, Keys.ENTER)
         assert not page.execute_script("return document.getElementById('end').open")
         # The finished table's record, on /replay: asked for with the seat's key in a header
@@ -662,6 +682,15 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
     Select(page.find_element("id", "lang")).select_by_value("pt-BR")
     pt = catalogue("pt-BR")
     assert page.find_element("id", "create").text == pt["lobby.create"]
+    # The lobby fits the phone's width, its longest choices too, each seat's words on one line.
+    Select(page.find_element("id", "seat-kind-1")).select_by_value("montecarlo")
+    assert page.execute_script(WIDE) == []
+    lines = (
+        "return Array.from(document.querySelectorAll('#seat-kinds label > span'))"
+        ".map((s) => s.getClientRects().length)"
+    )
+    assert page.execute_script(lines) == [1, 1]
+    Select(page.find_element("id", "seat-kind-1")).select_by_value("greedy")
     params, url = start_table(page, "italian", match=True)
     open_seat(page, url)
     assert page.find_element("css selector", "#btn-draw span").text == pt["btn.draw"]
@@ -688,6 +717,10 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
         dialog = """const d = document.getElementById('end');
             return [d.open, d.dataset.hands, d.dataset.closed];"""
         end_dialog(page, message, pt)
+        # Its hand-by-hand table fits the phone; the hand's result is not read as the match's.
+        assert page.execute_script(WIDE) == []
+        result = page.find_element("id", "end-result").get_attribute("textContent")
+        assert any(result.startswith(pt[f"end.hand.{k}"]) for k in ("one.us", "one.them", "tie"))
         mine = "return document.getElementById('turn').className === 'mine'"
         wait_for(lambda: page.execute_script(mine), "this seat's turn in the next hand")
         assert page.execute_script(dialog) == [True, "1", ""]

@@ -7,6 +7,12 @@ window.BURACO_CATALOGUES =
 // catalogues-begin
 {
  "en": {
+  "end.goes.on": "The match goes on: {us} to {them}.",
+  "end.hand.tie": "This hand is a tie.",
+  "end.hand.one.them": "Your opponent scored more in this hand.",
+  "end.hand.one.us": "You scored more in this hand.",
+  "end.hand.them": "Their team scored more in this hand.",
+  "end.hand.us": "Your team scored more in this hand.",
   "seat.away.you": "away: a bot plays for you until you press “I'm back” (B)",
   "away.done": "You are back: you play your seat again.",
   "away.line": "Your turn clock ran out: a bot plays your seat for now. Press “I'm back” (B) to play again.",
@@ -290,6 +296,12 @@ window.BURACO_CATALOGUES =
   "replay.hand": "Hand {hand}"
  },
  "pt-BR": {
+  "end.goes.on": "A partida continua: {us} a {them}.",
+  "end.hand.tie": "Esta mão deu empate.",
+  "end.hand.one.them": "O adversário fez mais pontos nesta mão.",
+  "end.hand.one.us": "Você fez mais pontos nesta mão.",
+  "end.hand.them": "A outra dupla fez mais pontos nesta mão.",
+  "end.hand.us": "Sua dupla fez mais pontos nesta mão.",
   "seat.away.you": "ausente: um robô joga por você até você apertar “Voltei” (B)",
   "away.done": "Você voltou: o lugar é seu de novo.",
   "away.line": "Seu tempo acabou: um robô joga no seu lugar por enquanto. Aperte “Voltei” (B) para voltar a jogar.",
@@ -573,6 +585,12 @@ window.BURACO_CATALOGUES =
   "replay.hand": "Mão {hand}"
  },
  "it": {
+  "end.goes.on": "La partita continua: {us} a {them}.",
+  "end.hand.tie": "Questa smazzata è pari.",
+  "end.hand.one.them": "In questa smazzata l'avversario ha fatto più punti.",
+  "end.hand.one.us": "In questa smazzata hai fatto più punti tu.",
+  "end.hand.them": "In questa smazzata la coppia avversaria ha fatto più punti.",
+  "end.hand.us": "In questa smazzata la tua coppia ha fatto più punti.",
   "seat.away.you": "assente: un bot gioca per te finché non premi “Eccomi” (B)",
   "away.done": "Il posto è di nuovo tuo: giochi tu.",
   "away.line": "Il tuo tempo è scaduto: per ora gioca un bot al posto tuo. Premi “Eccomi” (B) per tornare a giocare.",

@@ -371,7 +371,9 @@
     box.textContent = "";
     for (let seat = 0; seat < players; seat++) {
       const label = document.createElement("label");
-      label.append(t("lobby.seat", { seat: seat + 1, team: (seat % 2) + 1 }) + " ");
+      const words = document.createElement("span");
+      words.textContent = t("lobby.seat", { seat: seat + 1, team: (seat % 2) + 1 });
+      label.append(words, " ");
       const select = document.createElement("select");
       select.id = "seat-kind-" + seat;
       select.dataset.seat = String(seat);
@@ -771,7 +773,7 @@
     const totals = $("match-totals");
     if (message.match) {
       totals.hidden = false;
-      totals.textContent = t("match.totals", { hand: message.match.hand, us: message.match.totals[us], them: message.match.totals[them], target: message.match.target });
+      totals.textContent = t("match.totals", { hand: message.match.hand, us: message.match.totals[us], them: message.match.totals[them], });
     }
     drawClock(message);
     drawNotice(message);
@@ -1205,7 +1207,9 @@
     const scores = message.scores || [];
     // The dialog stays until the person closes it (button or Esc): a score is never taken away
     // unread, and the "Scores" button opens it again during the next hand.
-    $("btn-scores").hidden = !(message.match && scores.length);
+    // Offered once a hand is scored: during a match's next hand, and at a finished table, where
+    // the dialog holds "New table" and "Replay this table".
+    $("btn-scores").hidden = !scores.length;
     if (previous === null && !message.over) endShown = scores.length; // joined mid-match
     if (scores.length <= endShown) return;
     // A single hand's last view is the end; a match's is the next deal, so the hand that ended
@@ -1225,7 +1229,13 @@
     $("end-why").dataset.termination = end.why;
     const a = final[us].total, b = final[them].total;
     let result;
-    if (a === b) result = t("end.tie");
+    if (message.match && !message.over) {
+      // A hand of a match that goes on: who did better in this hand, and the match so far (not
+      // "wins", which a player reads as the match's result).
+      const which = a === b ? "tie" : (one ? "one." : "") + (a > b ? "us" : "them");
+      const totals = message.match.totals;
+      result = t("end.hand." + which) + " " + t("end.goes.on", { us: totals[us], them: totals[them] });
+    } else if (a === b) result = t("end.tie");
     else if (one) result = a > b ? t("end.winner.one.us") : t("end.winner.one.them");
     else result = a > b ? t("end.winner.us") : t("end.winner.them");
     if (message.match && message.over) {
@@ -1266,7 +1276,7 @@
     const box = $("match-box");
     box.hidden = !message.match;
     if (message.match) {
-      $("match-target").textContent = t("end.target", { target: message.match.target });
+      $("match-target").textContent = t("end.target", { });
       const matchTable = $("match-table");
       matchTable.textContent = "";
       const header = document.createElement("tr");
