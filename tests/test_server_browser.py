@@ -193,7 +193,8 @@ return {
   code: $('message').dataset.code,
   shown: Array.from(document.querySelectorAll('[data-card]')).map((c) => c.dataset.card),
   log: Array.from(document.querySelectorAll('#log .move-line')).map(
-      (li) => [Number(li.dataset.seat), li.dataset.action]),
+      (li) => [Number(li.dataset.seat), li.dataset.action, li.dataset.pile || null,
+               Number(li.dataset.number)]),
 };"""
 
 
@@ -240,7 +241,15 @@ def check_page(driver: Any, observer: Observer) -> dict[str, Any]:
         assert set(page["shown"]) <= visible
         public = [observer.view(n)["last"] for n in range(1, page["number"] + 1)]
         hand = [m for m in public if m.get("hand", 1) == (public[-1].get("hand", 1))]
-        assert page["log"] == [[m["seat"], m["action"]] for m in reversed(hand)]
+        assert [line[:2] for line in page["log"]] == [
+            [m["seat"], m["action"]] for m in reversed(hand)
+        ]
+        # A take of the whole pile says how many cards it took, after a reload or a restart too
+        # (counted again from the public moves): the pile's size in the view before it.
+        for _, action, pile, move in page["log"]:
+            if action == "take" and move in observer.views:
+                assert pile == str(observer.views[move]["view"]["discard_pile_size"]), move
+
         return message
     raise TimeoutError("the page kept a move in flight")
 
@@ -548,7 +557,9 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
             assert [m["number"] for m in logged] == list(range(message["number"]))
             assert logged == [observers[-1].view(n + 1)["last"] for n in range(len(logged))]
             shown = page.execute_script(SNAPSHOT)["log"]
-            assert shown == [[m["seat"], m["action"]] for m in reversed(logged)]
+            assert [line[:2] for line in shown] == [
+                [m["seat"], m["action"]] for m in reversed(logged)
+            ]
             assert check_page(page, observers[-1])["number"] == message["number"]
             state["reloaded"] = True
         if state["turns"] == 3 and not state["restarted"]:
@@ -882,7 +893,20 @@ def test_the_replay_page_replays_a_record_as_the_engine_does(
         ".map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => Number(td.textContent)))};"
     )
     assert got["log"] == len(played)
-    assert got["hands"] == [[pair[0].total, pair[1].total] for pair in game.scores]
+    rows, totals = [], [0, 0]
+    for pair in game.scores:
+        totals = [totals[0] + pair[0].total, totals[1] + pair[1].total]
+        rows.append([pair[0].total, totals[0], pair[1].total, totals[1]])
+    assert got["hands"] == rows  # each hand and the running totals; no winner yet
+    assert not page.find_element("id", "replay-result").is_displayed()
+    # Without the deals there are no cards to see from a seat, and the moves, numbered once by
+    # the list, run over the match.
+    assert not page.find_element("id", "from").is_displayed()
+    words = catalogue("en")
+    assert page.find_element("id", "log-heading").text == words["replay.log.match"]
+    first = page.find_elements("css selector", "#log .move-line")[-1]
+    opening = br.format_action(played[0])  # "draw" or "take" (the whole pile, R11)
+    assert first.get_attribute("value") == "1" and first.text == words[f"move.{opening}"]
 
 
 def _compare_replay(driver: Any, state: br.GameState, step: int, order: bool = True) -> None:
@@ -1121,7 +1145,16 @@ def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> No
         "return Array.from(document.querySelectorAll('#replay-scores tr[data-hand]'))"
         ".map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => Number(td.textContent)));"
     )
-    assert hands == [[pair[0].total, pair[1].total] for pair in record.scores]
+    # Hand by hand with running totals, and the winner.
+    rows, totals = [], [0, 0]
+    for pair in record.scores:
+        totals = [totals[0] + pair[0].total, totals[1] + pair[1].total]
+        rows.append([pair[0].total, totals[0], pair[1].total, totals[1]])
+    assert hands == rows
+    winner = words["replay.team"].replace("{team}", str(final.winner + 1))
+    assert page.find_element("id", "replay-result").text.startswith(
+        words["replay.winner"].split("{team}")[0] + winner
+    )
     # The server gives each hand's record too (the match's keeps a seed only the engine
     # shuffles), so the page deals every hand: its cards are the engine's at the first deal, just
     # after the second hand's first move, and at the end, seen from above.
@@ -1131,6 +1164,14 @@ def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> No
     second = len(record.hands()[0].actions) + 1
     keys(page, *[Keys.ARROW_RIGHT] * second)
     _compare_replay(page, matches[second].hand, second, order=False)
+    # The log shows the step's hand, numbered in it, each line with its seat.
+    lines = page.execute_script(
+        "return Array.from(document.querySelectorAll('#log .move-line'))"
+        ".map((li) => [li.value, li.dataset.seat, li.textContent]);"
+    )
+    seat = matches[second - 1].hand.current_player  # who plays the second hand's first move
+    assert [line[:2] for line in lines] == [[1, str(seat)]], lines
+    assert lines[0][2].startswith(words["replay.seat"].replace("{seat}", str(seat + 1)))
     page.find_element("id", "last").click()
     _compare_replay(page, final.hand, len(record.actions), order=False)
     fetched = page.execute_script(

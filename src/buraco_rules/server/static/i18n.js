@@ -7,6 +7,9 @@ window.BURACO_CATALOGUES =
 // catalogues-begin
 {
  "en": {
+  "replay.log.match": "Moves of the match",
+  "replay.step.hand": "Hand {hand}: move {n} of {total}",
+  "replay.winner": "{team} wins the match, {a} to {b}.",
   "end.goes.on": "The match goes on: {us} to {them}.",
   "end.hand.tie": "This hand is a tie.",
   "end.hand.one.them": "Your opponent scored more in this hand.",
@@ -17,7 +20,6 @@ window.BURACO_CATALOGUES =
   "away.done": "You are back: you play your seat again.",
   "away.line": "Your turn clock ran out: a bot plays your seat for now. Press “I'm back” (B) to play again.",
   "btn.back": "I'm back",
-  "replay.move": "Move {n}: {move}",
   "replay.team": "Team {team}",
   "replay.melds": "Team {team}'s melds",
   "replay.pile": "Discard pile, {count}",
@@ -296,6 +298,9 @@ window.BURACO_CATALOGUES =
   "replay.hand": "Hand {hand}"
  },
  "pt-BR": {
+  "replay.log.match": "Jogadas da partida",
+  "replay.step.hand": "Mão {hand}: jogada {n} de {total}",
+  "replay.winner": "{team} vence a partida, {a} a {b}.",
   "end.goes.on": "A partida continua: {us} a {them}.",
   "end.hand.tie": "Esta mão deu empate.",
   "end.hand.one.them": "O adversário fez mais pontos nesta mão.",
@@ -306,7 +311,6 @@ window.BURACO_CATALOGUES =
   "away.done": "Você voltou: o lugar é seu de novo.",
   "away.line": "Seu tempo acabou: um robô joga no seu lugar por enquanto. Aperte “Voltei” (B) para voltar a jogar.",
   "btn.back": "Voltei",
-  "replay.move": "Jogada {n}: {move}",
   "replay.team": "Dupla {team}",
   "replay.melds": "Jogos da dupla {team}",
   "replay.pile": "Lixo, {count}",
@@ -585,6 +589,9 @@ window.BURACO_CATALOGUES =
   "replay.hand": "Mão {hand}"
  },
  "it": {
+  "replay.log.match": "Mosse della partita",
+  "replay.step.hand": "Smazzata {hand}: mossa {n} di {total}",
+  "replay.winner": "{team} vince la partita, {a} a {b}.",
   "end.goes.on": "La partita continua: {us} a {them}.",
   "end.hand.tie": "Questa smazzata è pari.",
   "end.hand.one.them": "In questa smazzata l'avversario ha fatto più punti.",
@@ -595,7 +602,6 @@ window.BURACO_CATALOGUES =
   "away.done": "Il posto è di nuovo tuo: giochi tu.",
   "away.line": "Il tuo tempo è scaduto: per ora gioca un bot al posto tuo. Premi “Eccomi” (B) per tornare a giocare.",
   "btn.back": "Eccomi",
-  "replay.move": "Mossa {n}: {move}",
   "replay.team": "Coppia {team}",
   "replay.melds": "Giochi della coppia {team}",
   "replay.pile": "Scarti, {count}",

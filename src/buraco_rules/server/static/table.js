@@ -622,7 +622,10 @@
         setConn("open");
         $("title").textContent = t(message.match ? "title.match" : "title.hand", { title: variantName(message.variant, message.title) });
         nextSeq = message.next_seq;
-        if (Array.isArray(message.log)) log = message.log.map((m) => Object.assign({}, m));
+        // The welcome's moves say less than a view's `last` seen live: the cards of a take are
+        // counted again from the moves (countTakes); whether a bot played a move for an away
+        // seat is not in them (marked only where the server says so, `away`).
+        if (Array.isArray(message.log)) log = message.log.map((m) => Object.assign({ robot: m.away === true }, m));
         if (pending && pending.seq < nextSeq) pending = null; // it was played before the break
         if (pending) socket.send(JSON.stringify({ type: "move", seq: pending.seq, action: pending.action }));
         if (last) render(last);
@@ -1114,6 +1117,7 @@
   // written, not the whole log again at every move (a hand has a few hundred); a new hand, a
   // reload, a reconnection or another language writes it anew.
   function drawLog(message) {
+    countTakes(message);
     const list = $("log");
     if (!log.length) {
       list.textContent = "";
@@ -1137,12 +1141,32 @@
     logDrawn = { log: log, seat: message.seat, lang: I.lang, count: log.length };
   }
 
+  // The cards of each whole-pile take that the log does not carry yet (the welcome's log, after
+  // a reload or a restart, has no pile sizes): from public moves alone, the pile holds its first
+  // card where it starts face up (R3), grows by each discard and each refused first draw (R32),
+  // and every take empties it.
+  function countTakes(message) {
+    if (!log.some((m) => m.action === "take" && m.pile === undefined)) return;
+    const rules = message.view.rules;
+    const faceUp = rules && typeof rules === "object" ? Boolean(rules.discard_pile_starts_face_up) : OPEN_PILE.includes(welcome ? welcome.variant : "");
+    let size = faceUp ? 1 : 0;
+    for (const move of log) {
+      const word = move.action.split(" ")[0];
+      if (word === "discard" || word === "refuse") size += 1;
+      else if (word === "take") {
+        if (move.action === "take" && move.pile === undefined) move.pile = size;
+        size = 0;
+      }
+    }
+  }
+
   function logLine(message, move, i) {
     const item = document.createElement("li");
     item.className = "move-line";
     item.dataset.number = String(move.number);
     item.dataset.seat = String(move.seat);
     item.dataset.action = move.action;
+    if (move.pile !== undefined) item.dataset.pile = String(move.pile);
     item.value = i + 1;
     const mine = move.seat === message.seat;
     item.textContent = t(mine ? "move.line.you" : "move.line", { seat: seatName(message, move.seat, true), move: moveWords(move, mine ? "move.you" : "move") });
