@@ -159,8 +159,8 @@ def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over
     drives their bots and clocks) and the others SIGKILLed in turn, four times, each restarted
     on its port a moment later, the clients reconnecting to the next one up: every table ends,
     every acknowledged move is stored once and as acknowledged, every last view is the replay
-    of the rows; a table whose people never come has its clock run out and bots finish it for
-    them, though the process that created it was killed."""
+    of the rows; a table whose people sit down once and never play has its clock run out and
+    bots finish it for them, though the process that created it was killed."""
     import random
 
     servers = [
@@ -179,9 +179,10 @@ def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over
                 "turn_seconds": None,
             },
             {"seats": ["human", "greedy"]},
-            {"seats": ["human", "human"]},  # nobody comes: the server's 2-second clock
+            {"seats": ["human", "human"]},  # nobody plays: the server's 2-second clock
         ]
         tables = [servers[0].create(r) for r in requests]
+        sit_down_and_leave(servers[0], tables[2], 0)  # the clock starts as a person sits down
         clients: list[RoamingClient] = []
         for t, created in enumerate(tables[:2]):
             for n, seat in enumerate(s for s in created["seats"] if s["kind"] == "human"):
@@ -221,6 +222,19 @@ def test_sigkilled_workers_lose_nothing_and_their_bots_and_clocks_are_taken_over
     assert clocked.replay().is_over and {seat for seat, _, _ in clocked.moves} == {0, 1}
     for n in range(WORKERS):
         assert "Traceback" not in (tmp_path / f"{n}.log").read_text()
+
+
+def sit_down_and_leave(server: ServerProcess, created: dict[str, Any], seat: int) -> None:
+    """Join ``seat`` of a table, read the welcome and the first view, and go."""
+    import json
+
+    from websockets.sync.client import connect
+
+    token = created["seats"][seat]["token"]
+    with connect(server.ws_url) as ws:
+        ws.send(json.dumps({"type": "join", "token": token, "table": created["table"]}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+        assert json.loads(ws.recv(timeout=10))["clock"]["seat"] == 0
 
 
 def workers_of(pid: int) -> set[int]:

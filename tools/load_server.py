@@ -33,7 +33,8 @@ The clients run in ``--client-procs`` processes (so that the load generator is n
 saturates first). The server's CPU time and peak memory come from /proc (Linux); ``--gc-log``
 times every garbage collection in the server (``gc.callbacks``) and reports the full ones;
 ``--gc python`` runs the server with Python's collector settings instead of the server's
-(``buraco_rules.server.gcpolicy``), to compare; ``--json FILE`` writes every run's figures and
+(``buraco_rules.server.gcpolicy``), to compare, and ``--gc 700,10,10`` with other thresholds
+(and the server's freeze); the clients, like browsers, send no keepalive pings; ``--json FILE`` writes every run's figures and
 series (latencies and collections by time) for ``tools/latency_plot.py``. Listens on 127.0.0.1
 only.
 """

@@ -33,5 +33,6 @@ once it is back: the people need a moment to reconnect."""
 
 AWAY_PAUSE: Final = 5
 """The seconds the bot playing an away seat waits before the first move of each of that seat's
-turns (at most the table's turn, at least the server's bot delay): time for the person, back at
-the table, to take the turn (any move, or the ``back`` message, gives them the seat again)."""
+turns while the seat is connected (at most the table's turn, at least the server's bot delay):
+time for the person, back at the table, to take the turn (any move, or the ``back`` message,
+gives them the seat again). A seat nobody is connected to is played at the bot delay."""

@@ -1227,8 +1227,10 @@ class TableHub:
         while True:
             pause = self.bot_delay
             hand = table.hand
-            if hand.current_player in table.away and hand.phase is Phase.DRAW:
-                # A turn begins: its person may be back for it (a table's turn at most).
+            seat = hand.current_player
+            if seat in table.away and hand.phase is Phase.DRAW and table.seats[seat].connections:
+                # A turn begins and its person's page is open: they may be back for it (a
+                # table's turn at most). Nobody connected: nobody to wait for.
                 pause = max(pause, min(AWAY_PAUSE, table.turn_seconds or AWAY_PAUSE))
             await asyncio.sleep(backoff.pause(pause))
             async with table.lock:
