@@ -1098,9 +1098,10 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
 
 def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> None:
     """A match of two people who never move: the server's one-second clock hands both seats to
-    its bot, which plays the match to its end. The page watching seat 0 ends on the match's
-    dialog: its heading, the winner, and the hand-by-hand table equal to the match's record
-    (fetched with the seat's key in the header)."""
+    its bot, which plays the match to its end. Seat 0's page, opened again once it is over,
+    shows the match's dialog: its heading, the winner, and the hand-by-hand table equal to the
+    match's record (fetched with the seat's key in the header); then the replay page."""
+    import urllib.error
     import urllib.request
 
     from selenium.webdriver.support.select import Select
@@ -1112,19 +1113,37 @@ def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> No
     Select(page.find_element("id", "seat-kind-1")).select_by_value("human")
     params, url = start_table(page, "canasta-stbl")
     open_seat(page, url)
-    heading = (
-        "const d = document.getElementById('end');"
-        "return d.open && document.getElementById('end-heading').textContent;"
+    # Seat 0 is away once its one-second clock runs out; while its person watches, the bot
+    # waits a moment at each of its turns (for the person to come back). The person leaves: the
+    # bot then plays on at once, and the match ends; they come back to its dialog.
+    wait_for(
+        lambda: page.execute_script("return !document.getElementById('btn-back').hidden"), "away"
     )
-    # The dialog of each hand stays open (nobody closes it): its words follow the match to its end.
-    match_over = words["end.title.match"]
-    wait_for(lambda: page.execute_script(heading) == match_over, "the match's end", 120)
+    page.get(server.url + "/replay")
     request = urllib.request.Request(
         f"{server.url}/api/tables/{params['table']}/record",
         headers={"Authorization": f"Bearer {params['token']}"},
     )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        record = br.from_json(answer.read().decode())
+
+    def finished() -> bytes | None:
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                body: bytes = answer.read()
+                return body
+        except urllib.error.HTTPError as error:
+            if error.code != 409:  # 409: not over yet
+                raise
+            time.sleep(0.2)
+            return None
+
+    record = br.from_json(wait_for(finished, "the match's end", 120).decode())
+    page.get(server.url + "/#table=" + params["table"])  # the tab keeps the seat's key
+    heading = (
+        "const d = document.getElementById('end');"
+        "return d.open && document.getElementById('end-heading').textContent;"
+    )
+    match_over = words["end.title.match"]
+    wait_for(lambda: page.execute_script(heading) == match_over, "the match's dialog")
     assert isinstance(record, br.MatchRecord) and len(record.scores) >= 2
     final = br.replay(record)[-1]
     assert isinstance(final, br.Match) and final.is_over
