@@ -633,9 +633,12 @@ def _pretty(card: str) -> str:
 
 
 def _refusal(driver: Any, seen: br.PlayerView, words: dict[str, str]) -> bool:
-    """A meld of one card, which the engine refuses: the page says why in the player's words,
-    from the refusal's code, without the rule ids, styled as an error."""
-    card = driver.find_element("css selector", "#hand .card").get_attribute("data-card")
+    """A meld of one card of a legal meld (Meld is offered for a selection on its way to a
+    legal meld), which the engine refuses: the page says why in the player's words, from the
+    refusal's code (and, for a meld, what it sees: too few cards), without the rule ids, styled
+    as an error; switching the language writes it again in the new one."""
+    meld = next(a for a in map(br.format_action, br.legal_actions(seen)) if a.startswith("meld "))
+    card = meld.split()[1]
     try:
         br.parse_action(f"meld {card}", seen, player=seen.seat)
     except br.IllegalAction as error:
@@ -649,8 +652,17 @@ def _refusal(driver: Any, seen: br.PlayerView, words: dict[str, str]) -> bool:
         "the refusal",
     )
     assert box.get_attribute("data-code") == code and box.get_attribute("class") == "error"
-    pattern = re.escape(words[f"error.{code}"]).replace(re.escape("{cards}"), ".+")
+    key = "error.invalid-meld.short" if code == "invalid-meld" else f"error.{code}"
+    pattern = re.escape(words[key]).replace(re.escape("{cards}"), ".+")
     assert re.fullmatch(pattern, box.text) and not re.search(r"\(R\d", box.text)
+    switch = (
+        "const s = document.getElementById('lang'); s.value = arguments[0];"
+        "s.dispatchEvent(new Event('change'));"
+        "return document.getElementById('message').textContent;"
+    )
+    pt = re.escape(catalogue("pt-BR")[key]).replace(re.escape("{cards}"), ".+")
+    assert re.fullmatch(pt, driver.execute_script(switch, "pt-BR"))
+    assert re.fullmatch(pattern, driver.execute_script(switch, "en"))
     keys(driver, Keys.ESCAPE)
     assert driver.find_element("id", "message").text == ""
     return True
@@ -1282,6 +1294,17 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
         except (StaleElementReferenceException, NoSuchElementException):
             time.sleep(0.05)
     assert page.find_element("id", "link-1").get_attribute("value") == urls[1]
+    # Forgetting the table (its links are the only keys to its seats) asks first: Keep leaves
+    # it listed, Forget it takes it off.
+    table = urls[0].split("table=")[1].split("&")[0]
+    listed = f'#mine li[data-table="{table}"]'
+    page.find_element("css selector", f"{listed} button.quiet").click()
+    ask = page.find_element("css selector", f"{listed} .confirm")
+    assert ask.text.startswith(words["lobby.forget.confirm"])
+    page.find_element("css selector", f"{listed} .confirm button.quiet").click()
+    page.find_element("css selector", f"{listed} button.quiet").click()
+    page.find_element("css selector", f"{listed} .forget-yes").click()
+    assert not page.find_elements("css selector", listed)
 
 
 # The page once it has moved past move ``arguments[0]``, has no move in flight and either waits
@@ -1361,14 +1384,18 @@ def test_a_three_hand_match_by_keyboard_only(page: Any, server: Any) -> None:
     page.find_element("id", "match").send_keys(Keys.SPACE)
     page.find_element("id", "create").send_keys(Keys.ENTER)
     link = wait_for(lambda: page.find_elements("id", "link-0"), "the seat links")[0]
+    # The focus goes to the links just made (they are what a person does next).
+    focused = "return document.activeElement.id"
+    assert wait_for(lambda: page.execute_script(focused) == "created-heading", "the focus")
     url = link.get_attribute("value")
     params = dict(p.split("=", 1) for p in url.split("#", 1)[1].split("&"))
     open_seat(page, url)
-    # At two, each player is a team (R1): your melds and extra pile, the opponent's.
+    # At two, each player is a team (R1): your melds and extra pile, the opponent's; at an
+    # Italian table the extra pile is the pozzetto, in English too.
     assert page.find_element("css selector", "#team-us h3 span").text == words["melds.us.one"]
     piles = [e.text for e in page.find_elements("css selector", "#extra .extra-pile")]
-    assert piles[0].startswith(words["extra.us.one"] + ": ")
-    assert piles[1].startswith(words["extra.them.one"] + ": ")
+    assert piles[0].startswith(words["extra.us.one.pozzetto"] + ": ")
+    assert piles[1].startswith(words["extra.them.one.pozzetto"] + ": ")
     observer = Observer(server.ws_url, params["table"], params["token"])
     hands, at = 0, -1
     try:

@@ -318,7 +318,8 @@
   function draw() {
     const total = record.actions.length;
     const name = rulesName(record.rules);
-    $("replay-heading").textContent = (titles[name] || name) + " \u00b7 " + plural("players.count", record.players) + (record.meta && record.meta.table ? " \u00b7 " + record.meta.table : "");
+    const key = "variant." + name; // as the lobby and the table name it
+    $("replay-heading").textContent = (t(key) !== key ? t(key) : titles[name] || name) + " \u00b7 " + plural("players.count", record.players) + (record.meta && record.meta.table ? " \u00b7 " + record.meta.table : "");
     const here = states[step];
     const many = record.type === "match-record" && here && here.hand;
     $("step").textContent = many ? t("replay.step.hand", { hand: here.hand, n: here.index, total: handStart(here.hand + 1) - handStart(here.hand) }) : t("replay.step", { n: step, total: total });

@@ -29,6 +29,11 @@
   // Variants whose pile is taken whole, without a meld (R11): taking it "with naturals only"
   // means nothing there, and the server refuses that option.
   const OPEN_PILE = ["italian", "italian-fibur"];
+  // The presets whose pile starts with a card face up (R3) and that allow sets (R5): where a
+  // view's rules are a preset's name, not its fields.
+  const FACE_UP = ["italian", "italian-fibur"];
+  const SETS = ["italian", "italian-fibur"];
+  const ITALIAN = ["italian", "italian-fibur"]; // Burraco: the extra pile is the pozzetto
   // The variants that price a semi-clean canasta on its own (RuleSet.canasta_bonuses.semi_clean,
   // R22); elsewhere it scores, and is drawn, as a mixed one.
   const SEMI_CLEAN_PRICED = ["italian-fibur"];
@@ -318,9 +323,11 @@
   }
 
   // The refusal under the Create button, scrolled into view, and the field to change focused.
-  function createError(words, input) {
+  let createShown = null; // the lobby's refusal on screen, as a function of the language
+  function createError(make, input) {
     const box = $("create-error");
-    box.textContent = words;
+    createShown = make;
+    box.textContent = make();
     box.hidden = false;
     if (input) {
       input.setAttribute("aria-invalid", "true");
@@ -404,7 +411,7 @@
     const options = chosenOptions();
     const bad = badOption(options);
     if (bad) {
-      createError(t("lobby.bad." + bad), $("opt-" + bad) || $("opt-long_meld_size"));
+      createError(() => t("lobby.bad." + bad), $("opt-" + bad) || $("opt-long_meld_size"));
       return;
     }
     if (Object.keys(options).length) request.options = options;
@@ -418,7 +425,7 @@
       answer = await response.json();
       if (!response.ok) throw new Error(answer.message || response.statusText);
     } catch (error) {
-      createError(serverWords(String(error.message || error)), null);
+      createError(() => serverWords(String(error.message || error)), null);
       return;
     }
     const entry = {
@@ -432,6 +439,7 @@
     rememberTable(entry);
     showSeats(entry);
     drawMine();
+    $("created-heading").focus(); // the links are what comes next: a keyboard or reader is taken there
   }
 
   function showSeats(entry) {
@@ -519,7 +527,7 @@
       const item = document.createElement("li");
       item.dataset.table = entry.table;
       const when = new Date(entry.created);
-      const title = (variants[entry.variant] && variants[entry.variant].title) || entry.variant;
+      const title = variantName(entry.variant, (variants[entry.variant] && variants[entry.variant].title) || entry.variant);
       item.append(title + ", " + plural("players.count", entry.players) + " \u00b7 " + entry.table + " \u00b7 " + (isNaN(when) ? "" : when.toLocaleString(I.lang)) + " ");
       const show = document.createElement("button");
       show.type = "button";
@@ -529,9 +537,35 @@
       forget.type = "button";
       forget.className = "quiet";
       forget.textContent = t("lobby.forget");
+      // Its links are the only keys to its seats: forgotten only once the person confirms.
       forget.addEventListener("click", () => {
-        forgetTable(entry.table);
-        drawMine();
+        const ask = document.createElement("span");
+        ask.className = "confirm";
+        ask.setAttribute("role", "group");
+        const words = document.createElement("span");
+        words.textContent = t("lobby.forget.confirm") + " ";
+        const yes = document.createElement("button");
+        yes.type = "button";
+        yes.className = "forget-yes";
+        yes.textContent = t("lobby.forget.yes");
+        yes.addEventListener("click", () => {
+          forgetTable(entry.table);
+          drawMine();
+          $("mine-panel").hidden ? $("variant").focus() : $("mine").querySelector("button").focus();
+        });
+        const no = document.createElement("button");
+        no.type = "button";
+        no.className = "quiet";
+        no.textContent = t("lobby.forget.no");
+        no.addEventListener("click", () => {
+          drawMine();
+          const again = $("mine").querySelector('li[data-table="' + CSS.escape(entry.table) + '"] button');
+          if (again) again.focus();
+        });
+        ask.append(words, yes, " ", no);
+        show.remove();
+        forget.replaceWith(ask);
+        no.focus();
       });
       item.append(show, " ", forget);
       list.append(item);
@@ -648,17 +682,20 @@
         break;
       case "refused":
         if (pending && pending.seq === message.seq) {
-          showMessage(refusal(message, pending.action), message.code, "error");
+          const tried = pending.action;
+          showMessage(() => refusal(message, tried), message.code, "error");
           pending = null;
-        } else showMessage(refusal(message, ""), message.code, "error");
+        } else showMessage(() => refusal(message, ""), message.code, "error");
         if (last) render(last);
         break;
-      case "error":
+      case "error": {
         if (message.next_seq) nextSeq = message.next_seq;
-        showMessage(refusal(message, pending ? pending.action : ""), message.code, "error");
+        const tried = pending ? pending.action : "";
+        showMessage(() => refusal(message, tried), message.code, "error");
         pending = null;
         if (last) render(last);
         break;
+      }
     }
   }
 
@@ -666,9 +703,36 @@
   // message), naming the cards of the move that was tried.
   function refusal(message, action) {
     const cards = cardsOf(action).filter((w) => /^(10|[2-9AJQK])[SHDC]$|^JK$/.test(w));
-    const key = "error." + message.code;
+    let key = "error." + message.code;
+    // The engine's one code for a meld that is not one: why, where the page can see it.
+    if (message.code === "invalid-meld" && cards.length) key = meldWhy(cards) || key;
     const text = t(key, { cards: prettyCards(cards), code: message.code });
     return text === key ? t("error.other", { code: message.code }) : text;
+  }
+
+  // Why cards make no meld, from what any player can see: too few (every preset asks three,
+  // R4-R5), or of one rank where the rules have no sets (R5); null otherwise.
+  function meldWhy(cards) {
+    const naturals = cards.filter((c) => !isWildCapable(c)).map(rankOf);
+    const rules = last && last.view.rules;
+    const sets = rules && typeof rules === "object" ? Boolean(rules.sets_allowed) : SETS.includes(welcome ? welcome.variant : "");
+    if (!sets && naturals.length >= 2 && naturals.every((r) => r === naturals[0])) return "error.invalid-meld.no-sets";
+    if (cards.length < 3) return "error.invalid-meld.short";
+    return null;
+  }
+
+  // Whether the selection is, or is on its way to, one of the legal melds (its cards among it).
+  function meldInReach(chosen) {
+    return last.legal.some((action) => {
+      const words = action.split(" ");
+      if (words[0] !== "meld") return false;
+      const pool = words.slice(1);
+      return chosen.every((card) => {
+        const at = pool.indexOf(card);
+        if (at >= 0) pool.splice(at, 1);
+        return at >= 0;
+      });
+    });
   }
 
   // The move log: the welcome's log (the hand so far), then each view's last move.
@@ -720,7 +784,12 @@
     return text;
   }
 
-  function showMessage(text, code, style) {
+  // The line under the table: a hint or a refusal, or nothing (""). Given as a function of
+  // the language, it is written again in another language when the player switches.
+  let messageShown = null; // {make, code, style}
+  function showMessage(make, code, style) {
+    messageShown = typeof make === "function" ? { make: make, code: code, style: style } : null;
+    const text = typeof make === "function" ? make() : make;
     const box = $("message");
     box.textContent = text;
     box.dataset.code = code || "";
@@ -729,6 +798,13 @@
   }
 
   // ---- drawing the table ---------------------------------------------------------------
+
+  // The extra pile's words: at an Italian table it is the pozzetto in every language (players of
+  // Burraco call it so), elsewhere the morto of the Brazilian games.
+  function pileWords(key) {
+    const italian = welcome && ITALIAN.includes(welcome.variant);
+    return italian && t(key + ".pozzetto") !== key + ".pozzetto" ? t(key + ".pozzetto") : t(key);
+  }
 
   // A bot as players read it ("quick robot"), not by its name in the API.
   function botName(bot) {
@@ -772,7 +848,8 @@
     else if (view.current_player === seat) turn.textContent = t("turn.mine");
     else turn.textContent = t("turn.other", { seat: seatName(message, view.current_player, true) });
     turn.className = !message.over && view.current_player === seat ? "mine" : "";
-    $("phase").textContent = message.over ? "" : view.phase === "draw" ? t("phase.draw") : view.phase === "play" ? t("phase.play") : "";
+    const drawWords = view.discard_pile_size ? t("phase.draw") : t("phase.draw.stock"); // an empty pile: nothing to take
+    $("phase").textContent = message.over ? "" : view.phase === "draw" ? drawWords : view.phase === "play" ? t("phase.play") : "";
     const totals = $("match-totals");
     if (message.match) {
       totals.hidden = false;
@@ -849,7 +926,7 @@
       el.className = "extra-pile";
       el.dataset.team = String(team);
       el.dataset.size = size === null ? "" : String(size);
-      const whose = one ? (team === us ? t("extra.us.one") : t("extra.them.one")) : team === us ? t("extra.us") : t("extra.them");
+      const whose = pileWords(one ? (team === us ? "extra.us.one" : "extra.them.one") : team === us ? "extra.us" : "extra.them");
       el.textContent = whose + ": " + (size === null ? t(view.extra_pile_taken[team] ? "extra.taken" : "extra.gone") : plural("cards", size));
       extra.append(el);
     }
@@ -1010,7 +1087,7 @@
     const chosen = selectedCards();
     const meld = t("meld.n", { meld: index + 1 });
     if (!chosen.length) {
-      showMessage(t("hint.add", { meld: meld }), "page-hint", "hint");
+      showMessage(() => t("hint.add", { meld: meld }), "page-hint", "hint");
       return;
     }
     const top = topCard();
@@ -1027,7 +1104,7 @@
         return true;
       }) && (words[0] === "add" || cards.includes(top));
     });
-    showMessage(t(more ? "hint.add.more" : "hint.add.none", { meld: meld, cards: prettyCards(chosen) }), "page-hint", "hint");
+    showMessage(() => t(more ? "hint.add.more" : "hint.add.none", { meld: meld, cards: prettyCards(chosen) }), "page-hint", "hint");
   }
 
   function take() {
@@ -1038,9 +1115,9 @@
     if (found.length === 1) return send(found[0]);
     const kinds = takeKinds();
     const top = prettyCards(topCard());
-    if (found.length > 1) showMessage(t("hint.take.several"), "page-hint", "hint");
-    else if (kinds.has("add") && !kinds.has("meld")) showMessage(t("hint.take.add", { top: top }), "page-hint", "hint");
-    else showMessage(t("hint.take.meld", { top: top }), "page-hint", "hint");
+    if (found.length > 1) showMessage(() => t("hint.take.several"), "page-hint", "hint");
+    else if (kinds.has("add") && !kinds.has("meld")) showMessage(() => t("hint.take.add", { top: top }), "page-hint", "hint");
+    else showMessage(() => t("hint.take.meld", { top: top }), "page-hint", "hint");
   }
 
   function drawControls(message) {
@@ -1051,7 +1128,9 @@
       "btn-draw": mine && legal.includes("draw"),
       "btn-take": mine && has("take"),
       "btn-refuse": mine && legal.includes("refuse"), // R32, a house rule
-      "btn-meld": mine && has("meld") && selected.size > 0,
+      // Meld: only a selection that is, or can grow into, a legal meld (the engine says what is
+      // missing); the hint says why another cannot.
+      "btn-meld": mine && has("meld") && selected.size > 0 && meldInReach(selectedCards()),
       "btn-discard": mine && has("discard") && selected.size === 1,
       "btn-clear": selected.size > 0,
     };
@@ -1060,7 +1139,7 @@
     $("btn-refuse").hidden = !buttons["btn-refuse"]; // shown only when the refusal is offered
     let hint = "";
     const top = prettyCards(topCard());
-    if (message.over) hint = "";
+    if (message.over || (legal.length && !connected())) hint = ""; // the banner says why nothing can be played
     else if (!legal.length) hint = t("hint.wait");
     else if (has("draw")) {
       const kinds = takeKinds();
@@ -1070,6 +1149,11 @@
       else hint = t("hint.draw");
     } else if (legal.includes("refuse") && message.view && message.view.first_draw) {
       hint = t("hint.refuse", { card: prettyCards([message.view.first_draw]) });
+    } else if (selected.size >= 2 && !meldInReach(selectedCards()) && !matches("discard").length) {
+      const chosen = selectedCards();
+      const adds = last.legal.some((a) => a.startsWith("add ") && sameCards(a.split(" ").slice(2), chosen));
+      const why = adds ? "hint.meld.add" : meldWhy(chosen) === "error.invalid-meld.no-sets" ? "error.invalid-meld.no-sets" : "hint.meld.none";
+      hint = t(why, { cards: prettyCards(chosen) });
     } else hint = t("hint.play");
     $("hint").textContent = hint;
 
@@ -1148,7 +1232,7 @@
   function countTakes(message) {
     if (!log.some((m) => m.action === "take" && m.pile === undefined)) return;
     const rules = message.view.rules;
-    const faceUp = rules && typeof rules === "object" ? Boolean(rules.discard_pile_starts_face_up) : OPEN_PILE.includes(welcome ? welcome.variant : "");
+    const faceUp = rules && typeof rules === "object" ? Boolean(rules.discard_pile_starts_face_up) : FACE_UP.includes(welcome ? welcome.variant : "");
     let size = faceUp ? 1 : 0;
     for (const move of log) {
       const word = move.action.split(" ")[0];
@@ -1286,7 +1370,7 @@
       tr.dataset.item = key;
       const th = document.createElement("th");
       th.scope = "row";
-      th.textContent = t("end.item." + key);
+      th.textContent = pileWords("end.item." + key);
       tr.append(th);
       for (const team of [us, them]) {
         const td = document.createElement("td");
@@ -1391,6 +1475,8 @@
     drawMine();
     if ($("conn").dataset.state !== "idle") setConn($("conn").dataset.state);
     if (welcome) $("title").textContent = t(welcome.match ? "title.match" : "title.hand", { title: variantName(welcome.variant, welcome.title) });
+    if (messageShown) showMessage(messageShown.make, messageShown.code, messageShown.style);
+    if (createShown && !$("create-error").hidden) $("create-error").textContent = createShown();
     if (last) {
       endShown = Math.max(0, endShown - 1); // redraw the dialog's words if it is open
       const open = $("end").open;
