@@ -568,6 +568,7 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
             wait_for(lambda: _connection(page) == "closed", "the page to notice")
             assert page.find_element("id", "banner").is_displayed()
             assert page.find_element("id", "btn-draw").get_attribute("disabled")
+            assert page.find_element("id", "hint").text == ""  # no move to hint at meanwhile
             server.start()
             observers[-1].close()
             views = observers[-1].views
