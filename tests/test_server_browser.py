@@ -638,8 +638,26 @@ def _refusal(driver: Any, seen: br.PlayerView, words: dict[str, str]) -> bool:
     legal meld), which the engine refuses: the page says why in the player's words, from the
     refusal's code (and, for a meld, what it sees: too few cards), without the rule ids, styled
     as an error; switching the language writes it again in the new one."""
-    meld = next(a for a in map(br.format_action, br.legal_actions(seen)) if a.startswith("meld "))
-    card = meld.split()[1]
+    legal = [br.format_action(a) for a in br.legal_actions(seen)]
+    melds = [a.split()[1:] for a in legal if a.startswith("meld ")]
+    # Two cards that no legal meld holds together: Meld is not offered, and the hint says why.
+    hand = [str(c) for c in seen.hand]
+    apart = next(
+        (
+            [a, b]
+            for i, a in enumerate(hand)
+            for b in hand[i + 1 :]
+            if not any(a in m and b in m and (a != b or m.count(a) > 1) for m in melds)
+        ),
+        None,
+    )
+    if apart:
+        select_by_keyboard(driver, apart)
+        assert driver.find_element("id", "btn-meld").get_attribute("disabled")
+        hint = driver.find_element("id", "hint").text
+        assert hint != words["hint.play"] and _pretty(apart[0]) in hint, hint
+        keys(driver, Keys.ESCAPE)
+    card = melds[0][0]
     try:
         br.parse_action(f"meld {card}", seen, player=seen.seat)
     except br.IllegalAction as error:
