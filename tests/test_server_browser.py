@@ -1059,6 +1059,7 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
     assert page.switch_to.active_element == ranks and ranks.get_attribute("aria-invalid")
     ranks.clear()
     ranks.send_keys("ak")
+    assert not page.find_element("id", "create-error").is_displayed()  # gone once changed
     # A value only the server refuses (minimums that fall): its 400 is shown by option name.
     rising = page.find_element("id", "opt-opening_thresholds")
     rising.send_keys("1000:90,2000:50")

@@ -1493,6 +1493,11 @@
     $("variant").addEventListener("change", playerChoices);
     loadVariants().then(drawMine);
     $("create-form").addEventListener("submit", createTable);
+    // A refusal of the form goes once the person changes it (it may no longer hold).
+    $("create-form").addEventListener("input", () => {
+      $("create-error").hidden = true;
+      createShown = null;
+    });
     seatChoices();
     drawMine();
     $("btn-draw").addEventListener("click", () => send("draw"));
