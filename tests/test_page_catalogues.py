@@ -47,6 +47,7 @@ def used_keys() -> set[str]:
         "meld.short": ("clean", "mixed", "semi"),
         "end.item": ("table", "canastas", "going_out", "hands", "extra_pile", "total"),
         "end.why": tuple(t.value for t in br.Termination),
+        "end.hand": ("us", "them", "one.us", "one.them", "tie"),  # a match's hand that ended
         "notice": ("storage-failed", "bot-retrying", "expired"),
         "option": tuple(br.variants.OPTIONS),  # the lobby's line for each house rule
         "bot": BOT_NAMES,  # each bot as players read it, in the seat bar and the lobby

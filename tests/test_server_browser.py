@@ -193,8 +193,24 @@ return {
   code: $('message').dataset.code,
   shown: Array.from(document.querySelectorAll('[data-card]')).map((c) => c.dataset.card),
   log: Array.from(document.querySelectorAll('#log .move-line')).map(
-      (li) => [Number(li.dataset.seat), li.dataset.action]),
+      (li) => [Number(li.dataset.seat), li.dataset.action, li.dataset.pile || null,
+               Number(li.dataset.number)]),
 };"""
+
+
+# The elements drawn past the window's right edge, or whose content overflows their box sideways
+# (a table cut off inside the end dialog), as "id or tag: width"; none on a page that fits.
+WIDE = """
+const out = [];
+const width = document.documentElement.clientWidth;
+for (const el of document.querySelectorAll('body *')) {
+  const r = el.getBoundingClientRect();
+  if (!r.width || getComputedStyle(el).visibility === 'hidden') continue;
+  if (r.right > width + 1) out.push((el.id || el.tagName) + ': ' + Math.round(r.right));
+  else if (el.classList.contains('scroll') && el.scrollWidth > el.clientWidth + 1)
+    out.push((el.firstElementChild.id || 'scroll') + ': ' + el.scrollWidth);
+}
+return out.slice(0, 5);"""
 
 
 def check_page(driver: Any, observer: Observer) -> dict[str, Any]:
@@ -225,7 +241,15 @@ def check_page(driver: Any, observer: Observer) -> dict[str, Any]:
         assert set(page["shown"]) <= visible
         public = [observer.view(n)["last"] for n in range(1, page["number"] + 1)]
         hand = [m for m in public if m.get("hand", 1) == (public[-1].get("hand", 1))]
-        assert page["log"] == [[m["seat"], m["action"]] for m in reversed(hand)]
+        assert [line[:2] for line in page["log"]] == [
+            [m["seat"], m["action"]] for m in reversed(hand)
+        ]
+        # A take of the whole pile says how many cards it took, after a reload or a restart too
+        # (counted again from the public moves): the pile's size in the view before it.
+        for _, action, pile, move in page["log"]:
+            if action == "take" and move in observer.views:
+                assert pile == str(observer.views[move]["view"]["discard_pile_size"]), move
+
         return message
     raise TimeoutError("the page kept a move in flight")
 
@@ -533,7 +557,9 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
             assert [m["number"] for m in logged] == list(range(message["number"]))
             assert logged == [observers[-1].view(n + 1)["last"] for n in range(len(logged))]
             shown = page.execute_script(SNAPSHOT)["log"]
-            assert shown == [[m["seat"], m["action"]] for m in reversed(logged)]
+            assert [line[:2] for line in shown] == [
+                [m["seat"], m["action"]] for m in reversed(logged)
+            ]
             assert check_page(page, observers[-1])["number"] == message["number"]
             state["reloaded"] = True
         if state["turns"] == 3 and not state["restarted"]:
@@ -542,6 +568,7 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
             wait_for(lambda: _connection(page) == "closed", "the page to notice")
             assert page.find_element("id", "banner").is_displayed()
             assert page.find_element("id", "btn-draw").get_attribute("disabled")
+            assert page.find_element("id", "hint").text == ""  # no move to hint at meanwhile
             server.start()
             observers[-1].close()
             views = observers[-1].views
@@ -565,7 +592,12 @@ def test_a_whole_hand_by_keyboard_with_a_server_restart(page: Any, server: Any) 
         viewport(page, *PHONE)  # the dialog is in view on a phone too
         assert in_view(page, "end")
         viewport(page, *LAPTOP)
-        # Enter closes the dialog (its button has the focus).
+        # Enter closes the dialog (its button has the focus); "Scores" opens it again, with
+        # "New table" and "Replay this table" (a finished table has no other way to them).
+        keys(page, Keys.ENTER)
+        assert not page.execute_script("return document.getElementById('end').open")
+        page.find_element("id", "btn-scores").click()
+        assert page.find_element("id", "replay-table").is_displayed()
         keys(page, Keys.ENTER)
         assert not page.execute_script("return document.getElementById('end').open")
         # The finished table's record, on /replay: asked for with the seat's key in a header
@@ -602,9 +634,30 @@ def _pretty(card: str) -> str:
 
 
 def _refusal(driver: Any, seen: br.PlayerView, words: dict[str, str]) -> bool:
-    """A meld of one card, which the engine refuses: the page says why in the player's words,
-    from the refusal's code, without the rule ids, styled as an error."""
-    card = driver.find_element("css selector", "#hand .card").get_attribute("data-card")
+    """A meld of one card of a legal meld (Meld is offered for a selection on its way to a
+    legal meld), which the engine refuses: the page says why in the player's words, from the
+    refusal's code (and, for a meld, what it sees: too few cards), without the rule ids, styled
+    as an error; switching the language writes it again in the new one."""
+    legal = [br.format_action(a) for a in br.legal_actions(seen)]
+    melds = [a.split()[1:] for a in legal if a.startswith("meld ")]
+    # Two cards that no legal meld holds together: Meld is not offered, and the hint says why.
+    hand = [str(c) for c in seen.hand]
+    apart = next(
+        (
+            [a, b]
+            for i, a in enumerate(hand)
+            for b in hand[i + 1 :]
+            if not any(a in m and b in m and (a != b or m.count(a) > 1) for m in melds)
+        ),
+        None,
+    )
+    if apart:
+        select_by_keyboard(driver, apart)
+        assert driver.find_element("id", "btn-meld").get_attribute("disabled")
+        hint = driver.find_element("id", "hint").text
+        assert hint != words["hint.play"] and _pretty(apart[0]) in hint, hint
+        keys(driver, Keys.ESCAPE)
+    card = melds[0][0]
     try:
         br.parse_action(f"meld {card}", seen, player=seen.seat)
     except br.IllegalAction as error:
@@ -618,8 +671,17 @@ def _refusal(driver: Any, seen: br.PlayerView, words: dict[str, str]) -> bool:
         "the refusal",
     )
     assert box.get_attribute("data-code") == code and box.get_attribute("class") == "error"
-    pattern = re.escape(words[f"error.{code}"]).replace(re.escape("{cards}"), ".+")
+    key = "error.invalid-meld.short" if code == "invalid-meld" else f"error.{code}"
+    pattern = re.escape(words[key]).replace(re.escape("{cards}"), ".+")
     assert re.fullmatch(pattern, box.text) and not re.search(r"\(R\d", box.text)
+    switch = (
+        "const s = document.getElementById('lang'); s.value = arguments[0];"
+        "s.dispatchEvent(new Event('change'));"
+        "return document.getElementById('message').textContent;"
+    )
+    pt = re.escape(catalogue("pt-BR")[key]).replace(re.escape("{cards}"), ".+")
+    assert re.fullmatch(pt, driver.execute_script(switch, "pt-BR"))
+    assert re.fullmatch(pattern, driver.execute_script(switch, "en"))
     keys(driver, Keys.ESCAPE)
     assert driver.find_element("id", "message").text == ""
     return True
@@ -662,6 +724,15 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
     Select(page.find_element("id", "lang")).select_by_value("pt-BR")
     pt = catalogue("pt-BR")
     assert page.find_element("id", "create").text == pt["lobby.create"]
+    # The lobby fits the phone's width, its longest choices too, each seat's words on one line.
+    Select(page.find_element("id", "seat-kind-1")).select_by_value("montecarlo")
+    assert page.execute_script(WIDE) == []
+    lines = (
+        "return Array.from(document.querySelectorAll('#seat-kinds label > span'))"
+        ".map((s) => s.getClientRects().length)"
+    )
+    assert page.execute_script(lines) == [1, 1]
+    Select(page.find_element("id", "seat-kind-1")).select_by_value("greedy")
     params, url = start_table(page, "italian", match=True)
     open_seat(page, url)
     assert page.find_element("css selector", "#btn-draw span").text == pt["btn.draw"]
@@ -688,6 +759,10 @@ def test_a_match_hand_by_mouse_on_a_phone_in_portuguese_then_italian(
         dialog = """const d = document.getElementById('end');
             return [d.open, d.dataset.hands, d.dataset.closed];"""
         end_dialog(page, message, pt)
+        # Its hand-by-hand table fits the phone; the hand's result is not read as the match's.
+        assert page.execute_script(WIDE) == []
+        result = page.find_element("id", "end-result").get_attribute("textContent")
+        assert any(result.startswith(pt[f"end.hand.{k}"]) for k in ("one.us", "one.them", "tie"))
         mine = "return document.getElementById('turn').className === 'mine'"
         wait_for(lambda: page.execute_script(mine), "this seat's turn in the next hand")
         assert page.execute_script(dialog) == [True, "1", ""]
@@ -849,7 +924,20 @@ def test_the_replay_page_replays_a_record_as_the_engine_does(
         ".map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => Number(td.textContent)))};"
     )
     assert got["log"] == len(played)
-    assert got["hands"] == [[pair[0].total, pair[1].total] for pair in game.scores]
+    rows, totals = [], [0, 0]
+    for pair in game.scores:
+        totals = [totals[0] + pair[0].total, totals[1] + pair[1].total]
+        rows.append([pair[0].total, totals[0], pair[1].total, totals[1]])
+    assert got["hands"] == rows  # each hand and the running totals; no winner yet
+    assert not page.find_element("id", "replay-result").is_displayed()
+    # Without the deals there are no cards to see from a seat, and the moves, numbered once by
+    # the list, run over the match.
+    assert not page.find_element("id", "from").is_displayed()
+    words = catalogue("en")
+    assert page.find_element("id", "log-heading").text == words["replay.log.match"]
+    first = page.find_elements("css selector", "#log .move-line")[-1]
+    opening = br.format_action(played[0])  # "draw" or "take" (the whole pile, R11)
+    assert first.get_attribute("value") == "1" and first.text == words[f"move.{opening}"]
 
 
 def _compare_replay(driver: Any, state: br.GameState, step: int, order: bool = True) -> None:
@@ -971,6 +1059,7 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
     assert page.switch_to.active_element == ranks and ranks.get_attribute("aria-invalid")
     ranks.clear()
     ranks.send_keys("ak")
+    assert not page.find_element("id", "create-error").is_displayed()  # gone once changed
     # A value only the server refuses (minimums that fall): its 400 is shown by option name.
     rising = page.find_element("id", "opt-opening_thresholds")
     rising.send_keys("1000:90,2000:50")
@@ -1041,9 +1130,10 @@ def test_house_rules_a_turn_clock_and_a_full_disk(page: Any, server: Any) -> Non
 
 def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> None:
     """A match of two people who never move: the server's one-second clock hands both seats to
-    its bot, which plays the match to its end. The page watching seat 0 ends on the match's
-    dialog: its heading, the winner, and the hand-by-hand table equal to the match's record
-    (fetched with the seat's key in the header)."""
+    its bot, which plays the match to its end. Seat 0's page, opened again once it is over,
+    shows the match's dialog: its heading, the winner, and the hand-by-hand table equal to the
+    match's record (fetched with the seat's key in the header); then the replay page."""
+    import urllib.error
     import urllib.request
 
     from selenium.webdriver.support.select import Select
@@ -1055,19 +1145,37 @@ def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> No
     Select(page.find_element("id", "seat-kind-1")).select_by_value("human")
     params, url = start_table(page, "canasta-stbl")
     open_seat(page, url)
-    heading = (
-        "const d = document.getElementById('end');"
-        "return d.open && document.getElementById('end-heading').textContent;"
+    # Seat 0 is away once its one-second clock runs out; while its person watches, the bot
+    # waits a moment at each of its turns (for the person to come back). The person leaves: the
+    # bot then plays on at once, and the match ends; they come back to its dialog.
+    wait_for(
+        lambda: page.execute_script("return !document.getElementById('btn-back').hidden"), "away"
     )
-    # The dialog of each hand stays open (nobody closes it): its words follow the match to its end.
-    match_over = words["end.title.match"]
-    wait_for(lambda: page.execute_script(heading) == match_over, "the match's end", 120)
+    page.get(server.url + "/replay")
     request = urllib.request.Request(
         f"{server.url}/api/tables/{params['table']}/record",
         headers={"Authorization": f"Bearer {params['token']}"},
     )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        record = br.from_json(answer.read().decode())
+
+    def finished() -> bytes | None:
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                body: bytes = answer.read()
+                return body
+        except urllib.error.HTTPError as error:
+            if error.code != 409:  # 409: not over yet
+                raise
+            time.sleep(0.2)
+            return None
+
+    record = br.from_json(wait_for(finished, "the match's end", 120).decode())
+    page.get(server.url + "/#table=" + params["table"])  # the tab keeps the seat's key
+    heading = (
+        "const d = document.getElementById('end');"
+        "return d.open && document.getElementById('end-heading').textContent;"
+    )
+    match_over = words["end.title.match"]
+    wait_for(lambda: page.execute_script(heading) == match_over, "the match's dialog")
     assert isinstance(record, br.MatchRecord) and len(record.scores) >= 2
     final = br.replay(record)[-1]
     assert isinstance(final, br.Match) and final.is_over
@@ -1088,7 +1196,16 @@ def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> No
         "return Array.from(document.querySelectorAll('#replay-scores tr[data-hand]'))"
         ".map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => Number(td.textContent)));"
     )
-    assert hands == [[pair[0].total, pair[1].total] for pair in record.scores]
+    # Hand by hand with running totals, and the winner.
+    rows, totals = [], [0, 0]
+    for pair in record.scores:
+        totals = [totals[0] + pair[0].total, totals[1] + pair[1].total]
+        rows.append([pair[0].total, totals[0], pair[1].total, totals[1]])
+    assert hands == rows
+    winner = words["replay.team"].replace("{team}", str(final.winner + 1))
+    assert page.find_element("id", "replay-result").text.startswith(
+        words["replay.winner"].split("{team}")[0] + winner
+    )
     # The server gives each hand's record too (the match's keeps a seed only the engine
     # shuffles), so the page deals every hand: its cards are the engine's at the first deal, just
     # after the second hand's first move, and at the end, seen from above.
@@ -1098,6 +1215,14 @@ def test_a_match_to_its_winner_played_by_the_clock(page: Any, server: Any) -> No
     second = len(record.hands()[0].actions) + 1
     keys(page, *[Keys.ARROW_RIGHT] * second)
     _compare_replay(page, matches[second].hand, second, order=False)
+    # The log shows the step's hand, numbered in it, each line with its seat.
+    lines = page.execute_script(
+        "return Array.from(document.querySelectorAll('#log .move-line'))"
+        ".map((li) => [li.value, li.dataset.seat, li.textContent]);"
+    )
+    seat = matches[second - 1].hand.current_player  # who plays the second hand's first move
+    assert [line[:2] for line in lines] == [[1, str(seat)]], lines
+    assert lines[0][2].startswith(words["replay.seat"].replace("{seat}", str(seat + 1)))
     page.find_element("id", "last").click()
     _compare_replay(page, final.hand, len(record.actions), order=False)
     fetched = page.execute_script(
@@ -1135,8 +1260,20 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
                 "const s = document.getElementById('seat-0');"
                 "return s.classList.contains('away') && s.textContent;"
             )
-            assert words["seat.away"] in wait_for(lambda a=away: page.execute_script(a), "away")
+            assert words["seat.away.you"] in wait_for(lambda a=away: page.execute_script(a), "away")
             assert words["seat.offline"] in page.execute_script(label, "seat-1")
+            # While away, "I'm back" (B) is offered and the line says how to come back; B sends
+            # `back`, and the server's next view gives the seat back (the button goes).
+            back = page.find_element("id", "btn-back")
+            assert back.is_displayed() and words["btn.back"] in back.text
+            assert page.find_element("id", "away-line").text == words["away.line"]
+            page.execute_script(
+                "window.cameBack = false; const b = document.getElementById('btn-back');"
+                "new MutationObserver(() => { if (b.hidden) window.cameBack = true; })"
+                ".observe(b, {attributes: true});"
+            )
+            press(page, "b")
+            wait_for(lambda: page.execute_script("return window.cameBack"), "the seat back")
             # The bot's moves for the away person are marked as such in the log.
             robot = (
                 "const m = document.querySelector('#log .move-line[data-robot][data-seat=\"0\"]');"
@@ -1177,6 +1314,17 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
         except (StaleElementReferenceException, NoSuchElementException):
             time.sleep(0.05)
     assert page.find_element("id", "link-1").get_attribute("value") == urls[1]
+    # Forgetting the table (its links are the only keys to its seats) asks first: Keep leaves
+    # it listed, Forget it takes it off.
+    table = urls[0].split("table=")[1].split("&")[0]
+    listed = f'#mine li[data-table="{table}"]'
+    page.find_element("css selector", f"{listed} button.quiet").click()
+    ask = page.find_element("css selector", f"{listed} .confirm")
+    assert ask.text.startswith(words["lobby.forget.confirm"])
+    page.find_element("css selector", f"{listed} .confirm button.quiet").click()
+    page.find_element("css selector", f"{listed} button.quiet").click()
+    page.find_element("css selector", f"{listed} .forget-yes").click()
+    assert not page.find_elements("css selector", listed)
 
 
 # The page once it has moved past move ``arguments[0]``, has no move in flight and either waits
@@ -1256,14 +1404,18 @@ def test_a_three_hand_match_by_keyboard_only(page: Any, server: Any) -> None:
     page.find_element("id", "match").send_keys(Keys.SPACE)
     page.find_element("id", "create").send_keys(Keys.ENTER)
     link = wait_for(lambda: page.find_elements("id", "link-0"), "the seat links")[0]
+    # The focus goes to the links just made (they are what a person does next).
+    focused = "return document.activeElement.id"
+    assert wait_for(lambda: page.execute_script(focused) == "created-heading", "the focus")
     url = link.get_attribute("value")
     params = dict(p.split("=", 1) for p in url.split("#", 1)[1].split("&"))
     open_seat(page, url)
-    # At two, each player is a team (R1): your melds and extra pile, the opponent's.
+    # At two, each player is a team (R1): your melds and extra pile, the opponent's; at an
+    # Italian table the extra pile is the pozzetto, in English too.
     assert page.find_element("css selector", "#team-us h3 span").text == words["melds.us.one"]
     piles = [e.text for e in page.find_elements("css selector", "#extra .extra-pile")]
-    assert piles[0].startswith(words["extra.us.one"] + ": ")
-    assert piles[1].startswith(words["extra.them.one"] + ": ")
+    assert piles[0].startswith(words["extra.us.one.pozzetto"] + ": ")
+    assert piles[1].startswith(words["extra.them.one.pozzetto"] + ": ")
     observer = Observer(server.ws_url, params["table"], params["token"])
     hands, at = 0, -1
     try:

@@ -22,6 +22,7 @@
   const OPEN_PILE = ["italian", "italian-fibur"]; // R11: the whole pile is seen
   const EXTRA_TO_STOCK = ["buraco-fechado", "canasta-stbl"]; // R15: an extra pile refills the stock
   const STOCK_RESERVE = { "italian-fibur": 2 }; // R21: cards of the stock never drawn
+  const TARGET = { "canasta-stbl": 3000, "buraco-fechado": 3000, italian: 2005, "italian-fibur": 2005 }; // R20
   // A record names a preset, or writes a rule set in full (house rules): its fields then.
   const rulesName = (rules) => (rules && typeof rules === "object" ? rules.name : rules);
   function rule(rules, field, preset) {
@@ -38,7 +39,7 @@
   const cardsOf = (text) => (text ? text.split(" ").filter(Boolean) : []);
   const suitOf = (c) => (c === "JK" ? "J" : c.slice(-1));
   const rankOf = (c) => (c === "JK" ? "JK" : c.slice(0, -1));
-  const pretty = (c) => (c === "JK" ? "\u2605" : rankOf(c) + SUITS[suitOf(c)]);
+  const pretty = (c) => (c === "JK" ? "JK" : rankOf(c) + SUITS[suitOf(c)]); // "JK" as the table's log
   const prettyCards = (list) => list.map(pretty).join(" ");
   const wildCapable = (c) => c === "JK" || rankOf(c) === "2";
   function sortKey(c) {
@@ -223,18 +224,29 @@
   // The positions of hands played one after the other (a match's, from each hand's record):
   // the first deal, then one position a move; null unless their moves are the ``actions``.
   function playHands(hands, actions) {
-    const all = [];
+    let all = [];
     let k = 0;
-    for (const hand of hands) {
-      if (!hand || hand.type !== "record" || typeof hand.deck !== "string" || !Array.isArray(hand.actions)) return null;
+    hands.forEach((hand, h) => {
+      if (!all || !hand || hand.type !== "record" || typeof hand.deck !== "string" || !Array.isArray(hand.actions)) {
+        all = null;
+        return;
+      }
       let state = deal(hand);
+      state.hand = h + 1; // which hand, and the move's number in it (people count from 1)
+      state.index = 0;
       if (!all.length) all.push(state);
-      for (const action of hand.actions) {
-        if (actions[k++] !== action) return null;
+      for (const [i, action] of hand.actions.entries()) {
+        if (actions[k++] !== action) {
+          all = null;
+          return;
+        }
         state = play(state, action, hand.rules);
+        state.hand = h + 1;
+        state.index = i + 1;
         all.push(state);
       }
-    }
+    });
+    if (!all) return null;
     return k === actions.length ? all : null;
   }
 
@@ -306,8 +318,13 @@
   function draw() {
     const total = record.actions.length;
     const name = rulesName(record.rules);
-    $("replay-heading").textContent = (titles[name] || name) + " \u00b7 " + plural("players.count", record.players) + (record.meta && record.meta.table ? " \u00b7 " + record.meta.table : "");
-    $("step").textContent = t("replay.step", { n: step, total: total });
+    const key = "variant." + name; // as the lobby and the table name it
+    $("replay-heading").textContent = (t(key) !== key ? t(key) : titles[name] || name) + " \u00b7 " + plural("players.count", record.players) + (record.meta && record.meta.table ? " \u00b7 " + record.meta.table : "");
+    const here = states[step];
+    const many = record.type === "match-record" && here && here.hand;
+    $("step").textContent = many ? t("replay.step.hand", { hand: here.hand, n: here.index, total: handStart(here.hand + 1) - handStart(here.hand) }) : t("replay.step", { n: step, total: total });
+    // Without the cards (a match's file alone) there is no seat to see them from.
+    $("from").closest("label").hidden = !states.length;
     $("step").dataset.step = String(step);
     $("first").disabled = $("prev").disabled = step === 0;
     $("next").disabled = $("last").disabled = step === total;
@@ -368,21 +385,32 @@
     // The log, newest first, up to this step.
     const log = $("log");
     log.textContent = "";
-    // A match's file alone does not say where its hands end: its moves go without their seat.
-    for (let k = step - 1; k >= 0; k--) {
+    // A match's moves, hand by hand where the hands' records are in (the moves of the step's
+    // hand, numbered in it); a match's file alone does not say where its hands end or who moved:
+    // its moves go numbered over the match, without their seat.
+    const hand = here && here.hand;
+    const first = hand ? handStart(hand) : 0;
+    $("log-heading").textContent = !states.length && record.type === "match-record" ? t("replay.log.match") : t("log.title");
+    for (let k = step - 1; k >= first; k--) {
       const action = record.actions[k];
       const item = document.createElement("li");
-      item.value = k + 1;
+      item.value = k + 1 - first;
       item.dataset.action = action;
       item.className = "move-line" + (k === step - 1 ? " recent" : "");
       const move = states[k + 1] && states[k + 1].move;
       if (move) {
         item.dataset.seat = String(move.seat);
         item.textContent = t("move.line", { seat: t("replay.seat", { seat: move.seat + 1 }), move: moveWords(action) });
-      } else item.textContent = t("replay.move", { n: k + 1, move: moveWords(action) });
+      } else item.textContent = moveWords(action); // the list numbers it
       log.append(item);
     }
     drawScores();
+  }
+
+  // The step before the first move of hand ``hand`` (the number of moves of the hands before it).
+  function handStart(hand) {
+    for (let k = 1; k < states.length; k++) if (states[k].hand === hand) return k - 1;
+    return hand > 1 ? states.length - 1 : 0; // after the last hand: every move
   }
 
   function drawScores() {
@@ -390,13 +418,16 @@
     table.textContent = "";
     const scores = record.type === "record" ? (record.scores ? [record.scores] : []) : record.scores || [];
     const header = document.createElement("tr");
-    for (const text of [t("end.hand"), t("replay.team", { team: 1 }), t("replay.team", { team: 2 })]) {
+    const running = record.type === "match-record";
+    const heads = running ? [t("end.hand"), t("replay.team", { team: 1 }), t("end.running"), t("replay.team", { team: 2 }), t("end.running")] : [t("end.hand"), t("replay.team", { team: 1 }), t("replay.team", { team: 2 })];
+    for (const text of heads) {
       const th = document.createElement("th");
       th.scope = "col";
       th.textContent = text;
       header.append(th);
     }
     table.append(header);
+    const totals = [0, 0];
     scores.forEach((pair, i) => {
       const tr = document.createElement("tr");
       tr.dataset.hand = String(i + 1);
@@ -404,13 +435,23 @@
       th.scope = "row";
       th.textContent = t("replay.hand", { hand: i + 1 });
       tr.append(th);
-      for (const team of pair) {
-        const td = document.createElement("td");
-        td.textContent = String(team.total !== undefined ? team.total : team.table + team.canastas + team.going_out - team.hands - team.extra_pile);
-        tr.append(td);
-      }
+      pair.forEach((team, k) => {
+        const points = team.total !== undefined ? team.total : team.table + team.canastas + team.going_out - team.hands - team.extra_pile;
+        totals[k] += points;
+        for (const value of running ? [points, totals[k]] : [points]) {
+          const td = document.createElement("td");
+          td.textContent = String(value);
+          tr.append(td);
+        }
+      });
       table.append(tr);
     });
+    // A match's winner (R20): the higher total once one has reached the target.
+    const result = $("replay-result");
+    const target = rule(record.rules, "match_target", TARGET[rulesName(record.rules)]);
+    const over = running && scores.length && totals[0] !== totals[1] && Math.max(totals[0], totals[1]) >= target;
+    result.hidden = !over;
+    result.textContent = over ? t("replay.winner", { team: t("replay.team", { team: totals[0] > totals[1] ? 1 : 2 }), a: Math.max(...totals), b: Math.min(...totals) }) : "";
   }
 
   function go(to) {

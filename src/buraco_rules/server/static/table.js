@@ -29,6 +29,11 @@
   // Variants whose pile is taken whole, without a meld (R11): taking it "with naturals only"
   // means nothing there, and the server refuses that option.
   const OPEN_PILE = ["italian", "italian-fibur"];
+  // The presets whose pile starts with a card face up (R3) and that allow sets (R5): where a
+  // view's rules are a preset's name, not its fields.
+  const FACE_UP = ["italian", "italian-fibur"];
+  const SETS = ["italian", "italian-fibur"];
+  const ITALIAN = ["italian", "italian-fibur"]; // Burraco: the extra pile is the pozzetto
   // The variants that price a semi-clean canasta on its own (RuleSet.canasta_bonuses.semi_clean,
   // R22); elsewhere it scores, and is drawn, as a mixed one.
   const SEMI_CLEAN_PRICED = ["italian-fibur"];
@@ -318,9 +323,11 @@
   }
 
   // The refusal under the Create button, scrolled into view, and the field to change focused.
-  function createError(words, input) {
+  let createShown = null; // the lobby's refusal on screen, as a function of the language
+  function createError(make, input) {
     const box = $("create-error");
-    box.textContent = words;
+    createShown = make;
+    box.textContent = make();
     box.hidden = false;
     if (input) {
       input.setAttribute("aria-invalid", "true");
@@ -371,7 +378,9 @@
     box.textContent = "";
     for (let seat = 0; seat < players; seat++) {
       const label = document.createElement("label");
-      label.append(t("lobby.seat", { seat: seat + 1, team: (seat % 2) + 1 }) + " ");
+      const words = document.createElement("span");
+      words.textContent = t("lobby.seat", { seat: seat + 1, team: (seat % 2) + 1 });
+      label.append(words, " ");
       const select = document.createElement("select");
       select.id = "seat-kind-" + seat;
       select.dataset.seat = String(seat);
@@ -402,7 +411,7 @@
     const options = chosenOptions();
     const bad = badOption(options);
     if (bad) {
-      createError(t("lobby.bad." + bad), $("opt-" + bad) || $("opt-long_meld_size"));
+      createError(() => t("lobby.bad." + bad), $("opt-" + bad) || $("opt-long_meld_size"));
       return;
     }
     if (Object.keys(options).length) request.options = options;
@@ -416,7 +425,7 @@
       answer = await response.json();
       if (!response.ok) throw new Error(answer.message || response.statusText);
     } catch (error) {
-      createError(serverWords(String(error.message || error)), null);
+      createError(() => serverWords(String(error.message || error)), null);
       return;
     }
     const entry = {
@@ -430,6 +439,7 @@
     rememberTable(entry);
     showSeats(entry);
     drawMine();
+    $("created-heading").focus(); // the links are what comes next: a keyboard or reader is taken there
   }
 
   function showSeats(entry) {
@@ -517,7 +527,7 @@
       const item = document.createElement("li");
       item.dataset.table = entry.table;
       const when = new Date(entry.created);
-      const title = (variants[entry.variant] && variants[entry.variant].title) || entry.variant;
+      const title = variantName(entry.variant, (variants[entry.variant] && variants[entry.variant].title) || entry.variant);
       item.append(title + ", " + plural("players.count", entry.players) + " \u00b7 " + entry.table + " \u00b7 " + (isNaN(when) ? "" : when.toLocaleString(I.lang)) + " ");
       const show = document.createElement("button");
       show.type = "button";
@@ -527,9 +537,35 @@
       forget.type = "button";
       forget.className = "quiet";
       forget.textContent = t("lobby.forget");
+      // Its links are the only keys to its seats: forgotten only once the person confirms.
       forget.addEventListener("click", () => {
-        forgetTable(entry.table);
-        drawMine();
+        const ask = document.createElement("span");
+        ask.className = "confirm";
+        ask.setAttribute("role", "group");
+        const words = document.createElement("span");
+        words.textContent = t("lobby.forget.confirm") + " ";
+        const yes = document.createElement("button");
+        yes.type = "button";
+        yes.className = "forget-yes";
+        yes.textContent = t("lobby.forget.yes");
+        yes.addEventListener("click", () => {
+          forgetTable(entry.table);
+          drawMine();
+          $("mine-panel").hidden ? $("variant").focus() : $("mine").querySelector("button").focus();
+        });
+        const no = document.createElement("button");
+        no.type = "button";
+        no.className = "quiet";
+        no.textContent = t("lobby.forget.no");
+        no.addEventListener("click", () => {
+          drawMine();
+          const again = $("mine").querySelector('li[data-table="' + CSS.escape(entry.table) + '"] button');
+          if (again) again.focus();
+        });
+        ask.append(words, yes, " ", no);
+        show.remove();
+        forget.replaceWith(ask);
+        no.focus();
       });
       item.append(show, " ", forget);
       list.append(item);
@@ -620,7 +656,10 @@
         setConn("open");
         $("title").textContent = t(message.match ? "title.match" : "title.hand", { title: variantName(message.variant, message.title) });
         nextSeq = message.next_seq;
-        if (Array.isArray(message.log)) log = message.log.map((m) => Object.assign({}, m));
+        // The welcome's moves say less than a view's `last` seen live: the cards of a take are
+        // counted again from the moves (countTakes); whether a bot played a move for an away
+        // seat is not in them (marked only where the server says so, `away`).
+        if (Array.isArray(message.log)) log = message.log.map((m) => Object.assign({ robot: m.away === true }, m));
         if (pending && pending.seq < nextSeq) pending = null; // it was played before the break
         if (pending) socket.send(JSON.stringify({ type: "move", seq: pending.seq, action: pending.action }));
         if (last) render(last);
@@ -643,17 +682,20 @@
         break;
       case "refused":
         if (pending && pending.seq === message.seq) {
-          showMessage(refusal(message, pending.action), message.code, "error");
+          const tried = pending.action;
+          showMessage(() => refusal(message, tried), message.code, "error");
           pending = null;
-        } else showMessage(refusal(message, ""), message.code, "error");
+        } else showMessage(() => refusal(message, ""), message.code, "error");
         if (last) render(last);
         break;
-      case "error":
+      case "error": {
         if (message.next_seq) nextSeq = message.next_seq;
-        showMessage(refusal(message, pending ? pending.action : ""), message.code, "error");
+        const tried = pending ? pending.action : "";
+        showMessage(() => refusal(message, tried), message.code, "error");
         pending = null;
         if (last) render(last);
         break;
+      }
     }
   }
 
@@ -661,9 +703,36 @@
   // message), naming the cards of the move that was tried.
   function refusal(message, action) {
     const cards = cardsOf(action).filter((w) => /^(10|[2-9AJQK])[SHDC]$|^JK$/.test(w));
-    const key = "error." + message.code;
+    let key = "error." + message.code;
+    // The engine's one code for a meld that is not one: why, where the page can see it.
+    if (message.code === "invalid-meld" && cards.length) key = meldWhy(cards) || key;
     const text = t(key, { cards: prettyCards(cards), code: message.code });
     return text === key ? t("error.other", { code: message.code }) : text;
+  }
+
+  // Why cards make no meld, from what any player can see: too few (every preset asks three,
+  // R4-R5), or of one rank where the rules have no sets (R5); null otherwise.
+  function meldWhy(cards) {
+    const naturals = cards.filter((c) => !isWildCapable(c)).map(rankOf);
+    const rules = last && last.view.rules;
+    const sets = rules && typeof rules === "object" ? Boolean(rules.sets_allowed) : SETS.includes(welcome ? welcome.variant : "");
+    if (!sets && naturals.length >= 2 && naturals.every((r) => r === naturals[0])) return "error.invalid-meld.no-sets";
+    if (cards.length < 3) return "error.invalid-meld.short";
+    return null;
+  }
+
+  // Whether the selection is, or is on its way to, one of the legal melds (its cards among it).
+  function meldInReach(chosen) {
+    return last.legal.some((action) => {
+      const words = action.split(" ");
+      if (words[0] !== "meld") return false;
+      const pool = words.slice(1);
+      return chosen.every((card) => {
+        const at = pool.indexOf(card);
+        if (at >= 0) pool.splice(at, 1);
+        return at >= 0;
+      });
+    });
   }
 
   // The move log: the welcome's log (the hand so far), then each view's last move.
@@ -715,7 +784,12 @@
     return text;
   }
 
-  function showMessage(text, code, style) {
+  // The line under the table: a hint or a refusal, or nothing (""). Given as a function of
+  // the language, it is written again in another language when the player switches.
+  let messageShown = null; // {make, code, style}
+  function showMessage(make, code, style) {
+    messageShown = typeof make === "function" ? { make: make, code: code, style: style } : null;
+    const text = typeof make === "function" ? make() : make;
     const box = $("message");
     box.textContent = text;
     box.dataset.code = code || "";
@@ -724,6 +798,13 @@
   }
 
   // ---- drawing the table ---------------------------------------------------------------
+
+  // The extra pile's words: at an Italian table it is the pozzetto in every language (players of
+  // Burraco call it so), elsewhere the morto of the Brazilian games.
+  function pileWords(key) {
+    const italian = welcome && ITALIAN.includes(welcome.variant);
+    return italian && t(key + ".pozzetto") !== key + ".pozzetto" ? t(key + ".pozzetto") : t(key);
+  }
 
   // A bot as players read it ("quick robot"), not by its name in the API.
   function botName(bot) {
@@ -767,11 +848,12 @@
     else if (view.current_player === seat) turn.textContent = t("turn.mine");
     else turn.textContent = t("turn.other", { seat: seatName(message, view.current_player, true) });
     turn.className = !message.over && view.current_player === seat ? "mine" : "";
-    $("phase").textContent = message.over ? "" : view.phase === "draw" ? t("phase.draw") : view.phase === "play" ? t("phase.play") : "";
+    const drawWords = view.discard_pile_size ? t("phase.draw") : t("phase.draw.stock"); // an empty pile: nothing to take
+    $("phase").textContent = message.over ? "" : view.phase === "draw" ? drawWords : view.phase === "play" ? t("phase.play") : "";
     const totals = $("match-totals");
     if (message.match) {
       totals.hidden = false;
-      totals.textContent = t("match.totals", { hand: message.match.hand, us: message.match.totals[us], them: message.match.totals[them], target: message.match.target });
+      totals.textContent = t("match.totals", { hand: message.match.hand, us: message.match.totals[us], them: message.match.totals[them], });
     }
     drawClock(message);
     drawNotice(message);
@@ -792,7 +874,7 @@
       let text = seatName(message, i) + ": " + plural("cards", size);
       // Away (a bot plays the seat) and not connected are told apart: a person may be either.
       if (info.away) {
-        text += " \u00b7 " + t("seat.away");
+        text += " \u00b7 " + t(i === seat ? "seat.away.you" : "seat.away");
         el.classList.add("away");
       }
       if (info.kind === "human" && info.connected === false && i !== seat) {
@@ -844,7 +926,7 @@
       el.className = "extra-pile";
       el.dataset.team = String(team);
       el.dataset.size = size === null ? "" : String(size);
-      const whose = one ? (team === us ? t("extra.us.one") : t("extra.them.one")) : team === us ? t("extra.us") : t("extra.them");
+      const whose = pileWords(one ? (team === us ? "extra.us.one" : "extra.them.one") : team === us ? "extra.us" : "extra.them");
       el.textContent = whose + ": " + (size === null ? t(view.extra_pile_taken[team] ? "extra.taken" : "extra.gone") : plural("cards", size));
       extra.append(el);
     }
@@ -867,6 +949,7 @@
       handBox.append(el);
     });
 
+    drawAway(message);
     drawLog(message);
     drawControls(message);
     drawEnd(message);
@@ -874,6 +957,10 @@
     let again = focused ? $(focused) : null;
     if (!again && focused && focused.startsWith("card-")) again = $("card-" + Math.min(Number(focused.slice(5)), hand.length - 1)) || $("btn-draw");
     if (!again && focused && focused.startsWith("meld-")) again = document.querySelector("#melds-us .meld") || $("btn-draw");
+    if (again && again.id === "btn-back" && again.hidden) {
+      // Back: to the first move the person can make now, else to their hand.
+      again = ["btn-draw", "btn-take", "btn-meld", "btn-discard"].map($).find((b) => !b.disabled) || $("card-0") || $("log");
+    }
     if (again && document.activeElement !== again && !$("end").open) again.focus();
   }
 
@@ -1000,7 +1087,7 @@
     const chosen = selectedCards();
     const meld = t("meld.n", { meld: index + 1 });
     if (!chosen.length) {
-      showMessage(t("hint.add", { meld: meld }), "page-hint", "hint");
+      showMessage(() => t("hint.add", { meld: meld }), "page-hint", "hint");
       return;
     }
     const top = topCard();
@@ -1017,7 +1104,7 @@
         return true;
       }) && (words[0] === "add" || cards.includes(top));
     });
-    showMessage(t(more ? "hint.add.more" : "hint.add.none", { meld: meld, cards: prettyCards(chosen) }), "page-hint", "hint");
+    showMessage(() => t(more ? "hint.add.more" : "hint.add.none", { meld: meld, cards: prettyCards(chosen) }), "page-hint", "hint");
   }
 
   function take() {
@@ -1028,9 +1115,9 @@
     if (found.length === 1) return send(found[0]);
     const kinds = takeKinds();
     const top = prettyCards(topCard());
-    if (found.length > 1) showMessage(t("hint.take.several"), "page-hint", "hint");
-    else if (kinds.has("add") && !kinds.has("meld")) showMessage(t("hint.take.add", { top: top }), "page-hint", "hint");
-    else showMessage(t("hint.take.meld", { top: top }), "page-hint", "hint");
+    if (found.length > 1) showMessage(() => t("hint.take.several"), "page-hint", "hint");
+    else if (kinds.has("add") && !kinds.has("meld")) showMessage(() => t("hint.take.add", { top: top }), "page-hint", "hint");
+    else showMessage(() => t("hint.take.meld", { top: top }), "page-hint", "hint");
   }
 
   function drawControls(message) {
@@ -1041,15 +1128,18 @@
       "btn-draw": mine && legal.includes("draw"),
       "btn-take": mine && has("take"),
       "btn-refuse": mine && legal.includes("refuse"), // R32, a house rule
-      "btn-meld": mine && has("meld") && selected.size > 0,
+      // Meld: only a selection that is, or can grow into, a legal meld (the engine says what is
+      // missing); the hint says why another cannot.
+      "btn-meld": mine && has("meld") && selected.size > 0 && meldInReach(selectedCards()),
       "btn-discard": mine && has("discard") && selected.size === 1,
       "btn-clear": selected.size > 0,
     };
     for (const [id, on] of Object.entries(buttons)) $(id).disabled = !on;
+    $("btn-back").disabled = !connected();
     $("btn-refuse").hidden = !buttons["btn-refuse"]; // shown only when the refusal is offered
     let hint = "";
     const top = prettyCards(topCard());
-    if (message.over) hint = "";
+    if (message.over || (legal.length && !connected())) hint = ""; // the banner says why nothing can be played
     else if (!legal.length) hint = t("hint.wait");
     else if (has("draw")) {
       const kinds = takeKinds();
@@ -1059,6 +1149,11 @@
       else hint = t("hint.draw");
     } else if (legal.includes("refuse") && message.view && message.view.first_draw) {
       hint = t("hint.refuse", { card: prettyCards([message.view.first_draw]) });
+    } else if (selected.size >= 2 && !meldInReach(selectedCards()) && !matches("discard").length) {
+      const chosen = selectedCards();
+      const adds = last.legal.some((a) => a.startsWith("add ") && sameCards(a.split(" ").slice(2), chosen));
+      const why = adds ? "hint.meld.add" : meldWhy(chosen) === "error.invalid-meld.no-sets" ? "error.invalid-meld.no-sets" : "hint.meld.none";
+      hint = t(why, { cards: prettyCards(chosen) });
     } else hint = t("hint.play");
     $("hint").textContent = hint;
 
@@ -1077,6 +1172,27 @@
     }
   }
 
+  // While the turn clock has given this seat to a bot (away), the "I'm back" button, and a line
+  // (a live region) that says so and how to come back; once back, a line that says that.
+  function drawAway(message) {
+    const info = message.seats[message.seat] || {};
+    const away = Boolean(info.away) && !message.over;
+    const was = previous && previous.seats[previous.seat] && previous.seats[previous.seat].away;
+    $("btn-back").hidden = !away;
+    $("btn-back").disabled = !connected();
+    const line = $("away-line");
+    if (away) line.textContent = t("away.line");
+    else if (was && !message.over) line.textContent = t("away.done");
+    else if (!previous || previous.number !== message.number) line.textContent = "";
+    line.dataset.away = String(away);
+  }
+
+  function comeBack() {
+    if (!connected() || $("btn-back").hidden) return;
+    socket.send(JSON.stringify({ type: "back" }));
+    $("btn-back").disabled = true; // until the server's view says the seat is back
+  }
+
   function setControlsBusy() {
     for (const el of document.querySelectorAll("#controls button, #moves button")) el.disabled = true;
   }
@@ -1085,6 +1201,7 @@
   // written, not the whole log again at every move (a hand has a few hundred); a new hand, a
   // reload, a reconnection or another language writes it anew.
   function drawLog(message) {
+    countTakes(message);
     const list = $("log");
     if (!log.length) {
       list.textContent = "";
@@ -1108,12 +1225,32 @@
     logDrawn = { log: log, seat: message.seat, lang: I.lang, count: log.length };
   }
 
+  // The cards of each whole-pile take that the log does not carry yet (the welcome's log, after
+  // a reload or a restart, has no pile sizes): from public moves alone, the pile holds its first
+  // card where it starts face up (R3), grows by each discard and each refused first draw (R32),
+  // and every take empties it.
+  function countTakes(message) {
+    if (!log.some((m) => m.action === "take" && m.pile === undefined)) return;
+    const rules = message.view.rules;
+    const faceUp = rules && typeof rules === "object" ? Boolean(rules.discard_pile_starts_face_up) : FACE_UP.includes(welcome ? welcome.variant : "");
+    let size = faceUp ? 1 : 0;
+    for (const move of log) {
+      const word = move.action.split(" ")[0];
+      if (word === "discard" || word === "refuse") size += 1;
+      else if (word === "take") {
+        if (move.action === "take" && move.pile === undefined) move.pile = size;
+        size = 0;
+      }
+    }
+  }
+
   function logLine(message, move, i) {
     const item = document.createElement("li");
     item.className = "move-line";
     item.dataset.number = String(move.number);
     item.dataset.seat = String(move.seat);
     item.dataset.action = move.action;
+    if (move.pile !== undefined) item.dataset.pile = String(move.pile);
     item.value = i + 1;
     const mine = move.seat === message.seat;
     item.textContent = t(mine ? "move.line.you" : "move.line", { seat: seatName(message, move.seat, true), move: moveWords(move, mine ? "move.you" : "move") });
@@ -1178,7 +1315,9 @@
     const scores = message.scores || [];
     // The dialog stays until the person closes it (button or Esc): a score is never taken away
     // unread, and the "Scores" button opens it again during the next hand.
-    $("btn-scores").hidden = !(message.match && scores.length);
+    // Offered once a hand is scored: during a match's next hand, and at a finished table, where
+    // the dialog holds "New table" and "Replay this table".
+    $("btn-scores").hidden = !scores.length;
     if (previous === null && !message.over) endShown = scores.length; // joined mid-match
     if (scores.length <= endShown) return;
     // A single hand's last view is the end; a match's is the next deal, so the hand that ended
@@ -1198,7 +1337,13 @@
     $("end-why").dataset.termination = end.why;
     const a = final[us].total, b = final[them].total;
     let result;
-    if (a === b) result = t("end.tie");
+    if (message.match && !message.over) {
+      // A hand of a match that goes on: who did better in this hand, and the match so far (not
+      // "wins", which a player reads as the match's result).
+      const which = a === b ? "tie" : (one ? "one." : "") + (a > b ? "us" : "them");
+      const totals = message.match.totals;
+      result = t("end.hand." + which) + " " + t("end.goes.on", { us: totals[us], them: totals[them] });
+    } else if (a === b) result = t("end.tie");
     else if (one) result = a > b ? t("end.winner.one.us") : t("end.winner.one.them");
     else result = a > b ? t("end.winner.us") : t("end.winner.them");
     if (message.match && message.over) {
@@ -1225,7 +1370,7 @@
       tr.dataset.item = key;
       const th = document.createElement("th");
       th.scope = "row";
-      th.textContent = t("end.item." + key);
+      th.textContent = pileWords("end.item." + key);
       tr.append(th);
       for (const team of [us, them]) {
         const td = document.createElement("td");
@@ -1239,7 +1384,7 @@
     const box = $("match-box");
     box.hidden = !message.match;
     if (message.match) {
-      $("match-target").textContent = t("end.target", { target: message.match.target });
+      $("match-target").textContent = t("end.target", { });
       const matchTable = $("match-table");
       matchTable.textContent = "";
       const header = document.createElement("tr");
@@ -1309,12 +1454,12 @@
       }
       return;
     }
-    const ids = { d: "btn-draw", t: "btn-take", m: "btn-meld", x: "btn-discard", escape: "btn-clear" };
+    const ids = { d: "btn-draw", t: "btn-take", m: "btn-meld", x: "btn-discard", escape: "btn-clear", b: "btn-back" };
     const id = ids[key];
     if (!id) return;
     event.preventDefault();
     if (key === "escape") showMessage("", ""); // Esc also dismisses a hint or a refusal
-    if (!$(id).disabled) $(id).click();
+    if (!$(id).disabled && !$(id).hidden) $(id).click();
   }
 
   // ---- start ---------------------------------------------------------------------------
@@ -1330,6 +1475,8 @@
     drawMine();
     if ($("conn").dataset.state !== "idle") setConn($("conn").dataset.state);
     if (welcome) $("title").textContent = t(welcome.match ? "title.match" : "title.hand", { title: variantName(welcome.variant, welcome.title) });
+    if (messageShown) showMessage(messageShown.make, messageShown.code, messageShown.style);
+    if (createShown && !$("create-error").hidden) $("create-error").textContent = createShown();
     if (last) {
       endShown = Math.max(0, endShown - 1); // redraw the dialog's words if it is open
       const open = $("end").open;
@@ -1346,11 +1493,17 @@
     $("variant").addEventListener("change", playerChoices);
     loadVariants().then(drawMine);
     $("create-form").addEventListener("submit", createTable);
+    // A refusal of the form goes once the person changes it (it may no longer hold).
+    $("create-form").addEventListener("input", () => {
+      $("create-error").hidden = true;
+      createShown = null;
+    });
     seatChoices();
     drawMine();
     $("btn-draw").addEventListener("click", () => send("draw"));
     $("btn-take").addEventListener("click", take);
     $("btn-refuse").addEventListener("click", () => send("refuse"));
+    $("btn-back").addEventListener("click", comeBack);
     $("btn-meld").addEventListener("click", () => {
       const action = matches("meld")[0];
       send(action || "meld " + selectedCards().join(" ")); // the engine says why it is refused
