@@ -240,6 +240,19 @@ def test_R27_house_set_ranks_is_off_in_every_preset() -> None:
         codec_round_trip(rules)
 
 
+def test_R27_house_set_ranks_option_writes_the_10_as_card_notation_does() -> None:
+    """Card notation writes the 10 as 10 or T, so the option does too; the rule set keeps 10."""
+    assert br.parse_cards("TH") == br.parse_cards("10H")
+    rules = variants.with_options("italian", set_ranks="ATK")
+    assert rules == variants.with_options("italian", set_ranks="A10K")
+    assert rules.set_ranks == "A10K"
+    assert variants.parse_option("set_ranks=TJQK") == ("set_ranks", "10JQK")
+    assert variants.options_of(rules) == {"set_ranks": "A10K"}
+    for wrong in ("T10", "KT", "t"):
+        with pytest.raises(br.InvalidRules, match=f"option set_ranks takes .* not '{wrong}'"):
+            variants.with_options("italian", set_ranks=wrong)
+
+
 @pytest.mark.parametrize("rules", CHOSEN, ids=lambda r: r.name)
 def test_R27_house_set_ranks_lays_sets_of_the_chosen_ranks_only(rules: br.RuleSet) -> None:
     everything = attrs.evolve(rules, set_ranks=None)

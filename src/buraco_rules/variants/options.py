@@ -108,7 +108,8 @@ def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
     against the preset: an unknown option, a value of the wrong kind or an option the preset
     contradicts (no closed pile to take with naturals only, say) is an
     :class:`~buraco_rules.InvalidRules` that names it. ``set_ranks`` turns sets on
-    (``sets_allowed``) in a preset without them. The result is no longer a preset
+    (``sets_allowed``) in a preset without them, and may write the 10 as T (``"TJQK"``), as card
+    notation does. The result is no longer a preset
     (``RuleSet.is_preset``): store it whole, as the JSON codec does."""
     rules = _preset(preset)
     changes: dict[str, Any] = {}
@@ -117,7 +118,11 @@ def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
             raise InvalidRules(
                 f"unknown option {quote_text(name)}; the options are {', '.join(OPTIONS)}"
             )
-        changes[name] = _pairs(value) if name == "opening_thresholds" else value
+        if name == "opening_thresholds":
+            value = _pairs(value)
+        elif name == "set_ranks":
+            value = _ten_spelled(value)
+        changes[name] = value
     if not changes:
         return rules
     if changes.get("set_ranks") is not None:
@@ -136,7 +141,7 @@ _TAKES: Final[Mapping[str, str]] = MappingProxyType(
         "minimum_opening": "0 (off) or a whole number of points from 15 to 150",
         "closed_take_naturals_only": "true or false",
         "set_ranks": "the ranks of its sets written together in rank order, such as AK or 10JQK "
-        "(A, 3-10, J, Q, K; no 2s)",
+        "(A, 3-10 or T, J, Q, K; no 2s)",
         "locked_wildcards": "true or false",
         "take_both_extra_piles": "true or false",
         "first_draw_refusal": "true or false",
@@ -192,6 +197,12 @@ def _pairs(value: object) -> object:
     )
 
 
+def _ten_spelled(value: object) -> object:
+    """``set_ranks`` with the 10 written T, as card notation allows (``"ATK"``), as the ``RuleSet``
+    field writes it (``"A10K"``); anything else as it is, for the field's own check."""
+    return value.replace("T", "10") if type(value) is str else value
+
+
 def parse_option(text: str) -> tuple[str, object]:
     """``NAME=VALUE`` as the command line writes an option, as its name and its value: ``true``
     or ``false`` for a yes/no option, a whole number, or text (``set_ranks=AK``). A bad one is
@@ -223,7 +234,7 @@ def parse_option(text: str) -> tuple[str, object]:
         if not _digits(raw):
             raise InvalidRules(f"option {name} takes a whole number, not {quote_text(raw)}")
         return name, int(raw)
-    return name, raw
+    return name, _ten_spelled(raw)
 
 
 def _digits(text: str) -> bool:
