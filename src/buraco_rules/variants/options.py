@@ -24,6 +24,7 @@ from ..core.rules import _PRESETS, MAX_THRESHOLDS, RuleSet
 
 __all__ = [
     "OPTIONS",
+    "changes_beyond_options",
     "for_single_hand",
     "option_text",
     "options_for",
@@ -256,6 +257,31 @@ def options_of(rules: RuleSet) -> dict[str, object]:
             continue
         found[name] = [list(pair) for pair in value] if name == "opening_thresholds" else value
     return found
+
+
+def changes_beyond_options(rules: RuleSet) -> tuple[str, ...]:
+    """The ``RuleSet`` fields, in field order, in which ``rules`` differs from the preset of the
+    same name though no option (:data:`OPTIONS`) sets them: ``card_values`` for the 2 worth 20
+    (R28, built with ``attrs.evolve``), say. :func:`options_of` names options only, so a rule
+    set with such a change and no option has none (``{}``) though it is no preset. Empty for a
+    preset, for a preset plus options, and for a rule set not named for a preset. The fields an
+    option sets with it are not counted: ``sets_allowed`` under ``set_ranks`` (R27), each team's
+    minimum under ``opening_thresholds`` (R30, set by the match)."""
+    preset = _PRESETS.get(rules.name)
+    if preset is None:
+        return ()
+    implied = set(OPTIONS)
+    if rules.set_ranks is not None:
+        implied.add("sets_allowed")
+    if rules.opening_thresholds:
+        implied.add("team_minimum_openings")
+    return tuple(
+        field.name
+        for field in attrs.fields(RuleSet)
+        if field.init
+        and field.name not in implied
+        and getattr(rules, field.name) != getattr(preset, field.name)
+    )
 
 
 def option_text(name: str, value: object) -> str:
