@@ -240,7 +240,7 @@ def canonical_state(seen: PlayerView) -> GameState:
         start = _hand_before(seen)
         stop = start + seen.hand_sizes[seen.current_player]
         if not _fits(state, cards[start:stop]):
-            state = _deal(seen, _fitted(state, cards, start, stop, random.Random(0)))
+            state = _deal(seen, _fitted(state, cards, start, stop))
     if not seen._of_a_state:  # a view of a state (``view``) is consistent by construction
         try:
             validate(state)
@@ -263,16 +263,14 @@ def _hidden_cards(seen: PlayerView, state: GameState) -> list[Card]:
     return cards
 
 
-def _fitted(
-    state: GameState, cards: list[Card], start: int, stop: int, rng: random.Random
-) -> list[Card]:
+def _fitted(state: GameState, cards: list[Card], start: int, stop: int) -> list[Card]:
     """``cards`` rearranged so that the hidden hand of the seat to act, ``cards[start:stop]``,
     fits it (:func:`_fits`); unchanged if no arrangement tried does (the state then fails
     validation). Tried in this order: each card moved to the start of that hand (one card
     suffices for R11 and R14; in an opening turn, only for a hand of one card, as each try is a
-    search); then, in an opening turn, :data:`_TRIES` shuffles by ``rng`` (the card just taken
-    swapped in, R11); then hands built round the melds that reach the minimum
-    (:func:`_opening_hands`)."""
+    search); then, in an opening turn, hands built round the melds that reach the minimum
+    (:func:`_opening_hands`), then :data:`_TRIES` shuffles (by a fixed seed: the result is one
+    state per view)."""
     opening = opening_turn(state)
     if not opening or stop - start == 1:  # in an opening turn, a search each: one card only
         for i, card in enumerate(cards):
@@ -284,28 +282,39 @@ def _fitted(
                 return moved
     if not opening:
         return cards
-    single = state.taken_single_card
-    for _ in range(_TRIES):
-        tried = cards.copy()
-        rng.shuffle(tried)
-        if single is not None and single not in tried[start:stop]:
-            at = tried.index(single)  # the taken card goes in (R11), swapped for the hand's first
-            tried[start], tried[at] = tried[at], tried[start]
-        if _fits(state, tried[start:stop]):
-            return tried
+    rng = random.Random(0)
     for hand in _opening_hands(state, cards, stop - start, rng):
         rest = cards.copy()
         for card in hand:
             rest.remove(card)
         if _fits(state, hand):
             return [*rest[:start], *hand, *rest[start:]]
+    for _ in range(_TRIES):
+        tried = _shuffled(state, cards, start, stop, rng)
+        if _fits(state, tried[start:stop]):
+            return tried
     return cards
 
 
-_TRIES: Final = 16
-"""How many random hands a re-deal tries for the seat to act in an opening turn before it builds
-one (:func:`_opening_hands`): where most hands of the pool reach the minimum, a few tries find one
-(and uniformly among them)."""
+def _shuffled(
+    state: GameState, cards: list[Card], start: int, stop: int, rng: random.Random
+) -> list[Card]:
+    """``cards`` shuffled by ``rng``, the card just taken (R11) swapped into the hand of the seat
+    to act where the shuffle left it out."""
+    tried = cards.copy()
+    rng.shuffle(tried)
+    single = state.taken_single_card
+    if single is not None and single not in tried[start:stop]:
+        at = tried.index(single)
+        tried[start], tried[at] = tried[at], tried[start]
+    return tried
+
+
+_TRIES: Final = 8
+"""How many random hands are tried for the seat to act in an opening turn: by a re-deal
+(:func:`determinize`) before it keeps the hand of :func:`canonical_state`; by
+:func:`canonical_state` after the hands :func:`_opening_hands` builds. Where most hands of the
+pool reach the minimum a few tries find one; each try is a bounded search (``reaches``)."""
 
 
 def _opening_hands(
@@ -364,8 +373,8 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     likely as another. Only the view is conditioned on, not the history (cards seen going into
     a hand earlier, for instance). In another seat's opening turn short of the minimum opening
     (R25, R30) its hand must still reach it: a few random hands are tried (uniform among those
-    that do), then a hand is built round melds that reach it (not uniform, where such hands are
-    rare).
+    that do), then it is the hand of :func:`canonical_state`, which does (so not uniform where
+    such hands are rare), the other cards dealt at random.
 
     A view that no valid state shows (one built or decoded by hand) is refused with
     :class:`~buraco_rules.core.errors.InvalidState`, as :func:`canonical_state` refuses it.
@@ -381,17 +390,14 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     stop = start + seen.hand_sizes[seen.current_player]
     if opening_turn(canonical):
         # R25, R30: a hand that can still reach the minimum, drawn at random where a few tries
-        # find one, else built round melds that reach it; the canonical state's hand fits.
-        rng.shuffle(cards)
-        if not _fits(canonical, cards[start:stop]):
-            fitted = _fitted(canonical, cards, start, stop, rng)
-            if not _fits(canonical, fitted[start:stop]):
-                fitted = _hidden_cards(seen, canonical)
-                hand, rest = fitted[start:stop], fitted[:start] + fitted[stop:]
-                rng.shuffle(rest)
-                fitted = [*rest[:start], *hand, *rest[start:]]
-            cards = fitted
-        return _deal(seen, cards)
+        # find one (uniformly among those that do), else the canonical state's, which does.
+        for _ in range(_TRIES):
+            tried = _shuffled(canonical, cards, start, stop, rng)
+            if _fits(canonical, tried[start:stop]):
+                return _deal(seen, tried)
+        hand, rest = cards[start:stop], cards[:start] + cards[stop:]
+        rng.shuffle(rest)
+        return _deal(seen, [*rest[:start], *hand, *rest[start:]])
     if stop - start == 1:  # one card, drawn uniformly among those that fit (R14)
         fitting = [i for i, card in enumerate(cards) if _fits(canonical, (card,))]
         card = cards.pop(fitting[rng.randrange(len(fitting))])
