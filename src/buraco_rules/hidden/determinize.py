@@ -321,18 +321,44 @@ def _opening_hands(
     state: GameState, pool: Sequence[Card], size: int, rng: random.Random
 ) -> Iterator[list[Card]]:
     """Hands of ``size`` cards of ``pool`` for the seat to act, short of its minimum opening, built
-    to reach it: the melds a hand holding the whole pool would lay, the most points per card
-    first (so that few cards reach the minimum), then filled with other cards of the pool, in
-    three orders (the pool's, reversed, and shuffled by ``rng``). Each is a candidate only:
-    :func:`_fits` decides."""
+    to reach it: the melds that a hand of the pool's cards worth 10 or more would lay, then those
+    of a hand of the whole pool (slower: many more melds), each the most points per card first
+    (so that few cards reach the minimum), filled with other cards of the pool in three orders
+    (the pool's, reversed, and shuffled by ``rng``). Each is a candidate only: :func:`_fits`
+    decides."""
+    values = state.rules.value_by_id
+    high = [c for c in pool if values[c] >= _HIGH]
+    for cards in (high, pool):
+        core = _reaching_melds(state, cards, size)
+        if core is None:
+            continue
+        rest = list(pool)
+        for card in core:
+            rest.remove(card)
+        shuffled = rest.copy()
+        rng.shuffle(shuffled)
+        for order in (rest, rest[::-1], shuffled):
+            yield [*core, *order[: size - len(core)]]
+
+
+_HIGH: Final = 10
+"""The card value (R17) from which :func:`_opening_hands` first looks for melds: the 8s to the
+kings, the aces, the 2s and the jokers, which reach a minimum in the fewest cards."""
+
+
+def _reaching_melds(state: GameState, cards: Sequence[Card], size: int) -> list[Card] | None:
+    """The cards of melds, laid one after another from a hand of ``cards`` by the seat to act, that
+    bring its team's table to the minimum opening in fewer than ``size`` cards (one kept: a meld
+    that empties the hand must reach it alone), with the card just taken (R11), chosen greedily
+    (the most points per card); None if they run out first."""
     seat = state.current_player
     team = TEAM[seat]
     need = need_of(state)
     values = state.rules.value_by_id
-    hands = list(state.hands)
-    hands[seat] = tuple(sorted(pool))
-    whole = attrs.evolve(state, hands=tuple(hands))
     single = state.taken_single_card
+    hands = list(state.hands)
+    hands[seat] = tuple(sorted(cards))
+    whole = attrs.evolve(state, hands=tuple(hands))
     core: list[Card] = []
     while table_points(whole.melds[team], state.rules)[0] < need:
         best: tuple[float, NewMeld | AddToMeld, tuple[int, tuple[Card, ...]]] | None = None
@@ -342,24 +368,18 @@ def _opening_hands(
             used = recipe[1]
             keep = single is not None and single not in core and single not in used
             if len(core) + len(used) + keep >= size:
-                continue  # keep a card: a meld that empties the hand must reach it alone
+                continue
             gain = sum(values[c] for c in used) / len(used)
             if best is None or gain > best[0]:
                 best = (gain, action, recipe)
         result = None if best is None else result_of(whole, best[2])
         if best is None or result is None:
-            return
+            return None
         whole = transitions.meld(whole, best[1], result)
         core += best[2][1]
     if single is not None and single not in core:
         core.append(single)  # the card just taken is in the hand (R11)
-    rest = list(pool)
-    for card in core:
-        rest.remove(card)
-    shuffled = rest.copy()
-    rng.shuffle(shuffled)
-    for order in (rest, rest[::-1], shuffled):
-        yield [*core, *order[: size - len(core)]]
+    return core
 
 
 def determinize(seen: PlayerView, rng: random.Random) -> GameState:
