@@ -240,6 +240,19 @@ def test_R27_house_set_ranks_is_off_in_every_preset() -> None:
         codec_round_trip(rules)
 
 
+def test_R27_house_set_ranks_option_writes_the_10_as_card_notation_does() -> None:
+    """Card notation writes the 10 as 10 or T, so the option does too; the rule set keeps 10."""
+    assert br.parse_cards("TH") == br.parse_cards("10H")
+    rules = variants.with_options("italian", set_ranks="ATK")
+    assert rules == variants.with_options("italian", set_ranks="A10K")
+    assert rules.set_ranks == "A10K"
+    assert variants.parse_option("set_ranks=TJQK") == ("set_ranks", "10JQK")
+    assert variants.options_of(rules) == {"set_ranks": "A10K"}
+    for wrong in ("T10", "KT", "t"):
+        with pytest.raises(br.InvalidRules, match=f"option set_ranks takes .* not '{wrong}'"):
+            variants.with_options("italian", set_ranks=wrong)
+
+
 @pytest.mark.parametrize("rules", CHOSEN, ids=lambda r: r.name)
 def test_R27_house_set_ranks_lays_sets_of_the_chosen_ranks_only(rules: br.RuleSet) -> None:
     everything = attrs.evolve(rules, set_ranks=None)
@@ -1263,3 +1276,34 @@ def test_R32_house_first_draw_refusal_is_offered_and_played_by_the_server(tmp_pa
             ws.send_json({"type": "move", "seq": 3, "action": "refuse"})
             refused = ws.receive_json()
             assert refused["type"] == "refused" and refused["code"] == "cannot-refuse"
+
+
+def test_R28_house_the_2_worth_20_is_no_option_and_is_named_as_a_change_beyond_them() -> None:
+    """The 2 worth 20 is ``card_values`` (R28): no option offers it, ``options_of`` names options
+    only, and ``changes_beyond_options`` (and the command line's header) says it changed."""
+    from buraco_rules.cli.house_options import house_rules_line
+    from buraco_rules.play.match import hand_rules
+
+    fechado = variants.BURACO_FECHADO
+    twenty = attrs.evolve(fechado, card_values=attrs.evolve(fechado.card_values, two=20))
+    with pytest.raises(br.InvalidRules, match="unknown option 'card_values'"):
+        variants.with_options("buraco-fechado", card_values=twenty.card_values)
+    assert not twenty.is_preset and variants.options_of(twenty) == {}
+    assert variants.changes_beyond_options(twenty) == ("card_values",)
+    assert house_rules_line(twenty) == "house rules: card_values changed"
+    both = attrs.evolve(
+        variants.with_options(fechado, locked_wildcards=True), card_values=twenty.card_values
+    )
+    assert house_rules_line(both) == "house rules: locked_wildcards=true, card_values changed"
+    # What the options set with them is not counted: sets turned on by set_ranks (R27), each
+    # team's minimum that a match sets from opening_thresholds (R30).
+    for rules in (
+        fechado,
+        variants.with_options(fechado, set_ranks="AK"),
+        hand_rules(variants.with_options(fechado, opening_thresholds=[[1000, 50]]), (1200, 0)),
+        attrs.evolve(twenty, name="my-table"),  # named for no preset: nothing to compare with
+    ):
+        assert variants.changes_beyond_options(rules) == (), rules.name
+    assert house_rules_line(fechado) == ""
+    alone = attrs.evolve(fechado, team_minimum_openings=(50, 90))
+    assert variants.changes_beyond_options(alone) == ("team_minimum_openings",)

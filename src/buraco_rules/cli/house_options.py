@@ -10,6 +10,7 @@ from ..core.rules import RuleSet
 from ..play.rendering import escape
 from ..variants import (
     OPTIONS,
+    changes_beyond_options,
     for_single_hand,
     option_text,
     options_of,
@@ -62,8 +63,10 @@ def rules_of(
 
 def house_rules_line(rules: RuleSet) -> str:
     """The house rules in force in ``rules`` as a header's line (``house rules:
-    locked_wildcards=true, set_ranks=AK``), or ``""`` for a preset."""
-    found = options_of(rules)
+    locked_wildcards=true, set_ranks=AK``), naming any field changed that is no option
+    (``house rules: card_values changed``, R28's 2 worth 20), or ``""`` for a preset."""
+    found = [option_text(n, v) for n, v in options_of(rules).items()]
+    found += [f"{name} changed" for name in changes_beyond_options(rules)]
     if not found:
         return ""
-    return "house rules: " + ", ".join(option_text(n, v) for n, v in found.items())
+    return "house rules: " + ", ".join(found)

@@ -36,6 +36,8 @@ __all__ = [
     "discard_refusal",
     "meld_refusal",
     "need_of",
+    "opening_turn",
+    "reachable",
     "reaches",
     "restrict",
     "short",
@@ -62,6 +64,25 @@ def short(state: GameState, melds: Sequence[Meld], team: int | None = None) -> b
     the minimum yet (a bare table is not short: nothing has been opened)."""
     need = need_of(state, team)
     return bool(melds) and need > 0 and table_points(melds, state.rules)[0] < need
+
+
+def opening_turn(state: GameState) -> bool:
+    """The seat to act is in its team's opening turn, short of the minimum: it has drawn and its
+    team's table holds cards worth less than the team's minimum opening (:func:`short`)."""
+    return state.phase is Phase.PLAY and short(state, state.melds[TEAM[state.current_player]])
+
+
+def reachable(state: GameState) -> bool:
+    """The seat to act is not stuck short of its minimum opening: its team's table is bare or
+    worth the minimum, or it is the team's opening turn and the hand can still reach the minimum
+    (:func:`reaches`). The one condition a state must meet (:func:`buraco_rules.validate`), and
+    the one a re-deal asks of the hand it deals the seat to act when another seat's view hides
+    it (:mod:`buraco_rules.hidden.determinize`): the view shows the table, not the hand, so a
+    view is consistent when some hand of that size meets it."""
+    seat = state.current_player
+    if not short(state, state.melds[TEAM[seat]]):
+        return True
+    return state.phase is Phase.PLAY and reaches(state, False, [SEARCH_NODES])
 
 
 def reaches(after: GameState, emptied: bool, budget: list[int]) -> bool:

@@ -29,7 +29,7 @@ from ..core.quoting import describe, kind_of
 from ..core.rules import RuleSet
 from ..melds.meld import Meld, MeldKind, classify
 from .going_out import has_required_canasta, may_discard_last, pile_to_take, stock_exhausted
-from .opening import SEARCH_NODES, need_of, reaches, short
+from .opening import need_of, reachable, short
 from .state import TEAM, GameState, Phase
 
 __all__ = ["validate"]
@@ -358,7 +358,7 @@ def _opening_problems(state: GameState) -> Iterator[str]:
                 f"team {team}'s table is short of the minimum opening of "
                 f"{need} outside its opening turn: no move leads there (R25)"
             )
-        elif not reaches(state, False, [SEARCH_NODES]):
+        elif not reachable(state):
             yield (
                 f"team {team}'s table is short of the minimum opening of "
                 f"{need} and seat {seat} cannot reach it this turn: no move "

@@ -20,15 +20,23 @@ from __future__ import annotations
 import operator
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final
 
+import attrs
+
+from ..core.actions import AddToMeld, NewMeld
 from ..core.cards import Card
 from ..core.decks import DECK_COUNTS
 from ..core.errors import InvalidState
 from ..core.quoting import describe, kind_of
 from ..core.rules import DECK_SIZE, RuleSet
+from ..engine import transitions
 from ..engine.going_out import may_discard_last
+from ..engine.movegen import generate
+from ..engine.opening import need_of, opening_turn, reachable
+from ..engine.recipes import result_of
+from ..engine.scoring import table_points
 from ..engine.state import TEAM, GameState, Phase
 from ..engine.validate import validate
 from ..melds.meld import Meld
@@ -110,25 +118,36 @@ def _hand_before(seen: PlayerView) -> int:
     return sum(n for s, n in enumerate(seen.hand_sizes[: seen.current_player]) if s != seen.seat)
 
 
-def _hides_actor(seen: PlayerView) -> bool:
+def _hides_actor(seen: PlayerView, state: GameState) -> bool:
     """The hand of the seat to act is hidden and constrained by what the view shows: it holds the
-    single card just taken (R11), or it is one card that the seat may discard (R14)."""
+    single card just taken (R11), it is one card that the seat may discard (R14), or its team is
+    in its opening turn, short of the minimum, and the hand must still reach it (R25, R30).
+    ``state`` is a deal of ``seen`` (any: only the view's fields are read)."""
     if seen.current_player == seen.seat or seen.phase is not Phase.PLAY:
         return False
-    return seen.taken_single_card is not None or seen.hand_sizes[seen.current_player] == 1
+    return (
+        seen.taken_single_card is not None
+        or seen.hand_sizes[seen.current_player] == 1
+        or opening_turn(state)
+    )
 
 
 def _fits(state: GameState, hand: Sequence[Card]) -> bool:
     """``hand`` may be the hand of the seat to act in ``state`` (or a state that shows the same
-    view): it holds the single card just taken (R11), and a hand of one card may be discarded
-    (R14, as :func:`buraco_rules.validate` checks)."""
+    view): it holds the single card just taken (R11), a hand of one card may be discarded
+    (R14), and in an opening turn short of the minimum it can still reach it (R25, R30:
+    :func:`buraco_rules.engine.opening.reachable`), as :func:`buraco_rules.validate` checks."""
     single = state.taken_single_card
     if single is not None and single not in hand:
         return False
-    if len(hand) != 1:
+    seat = state.current_player
+    team = TEAM[seat]
+    if len(hand) == 1 and not may_discard_last(state, team, hand[0], state.melds[team], single):
+        return False
+    if not opening_turn(state):
         return True
-    team = TEAM[state.current_player]
-    return may_discard_last(state, team, hand[0], state.melds[team], single)
+    hands = state.hands[:seat] + (tuple(sorted(hand)),) + state.hands[seat + 1 :]
+    return reachable(attrs.evolve(state, hands=hands))
 
 
 def _unseen_checked(seen: PlayerView) -> list[Card]:
@@ -217,7 +236,7 @@ def canonical_state(seen: PlayerView) -> GameState:
         return cached
     cards = _unseen_checked(seen)
     state = _deal(seen, cards)
-    if _hides_actor(seen):
+    if _hides_actor(seen, state):
         start = _hand_before(seen)
         stop = start + seen.hand_sizes[seen.current_player]
         if not _fits(state, cards[start:stop]):
@@ -245,17 +264,122 @@ def _hidden_cards(seen: PlayerView, state: GameState) -> list[Card]:
 
 
 def _fitted(state: GameState, cards: list[Card], start: int, stop: int) -> list[Card]:
-    """``cards`` with the first card that makes the hidden hand of the seat to act fit it moved
-    to the start of that hand (one card always suffices, :func:`_fits`); unchanged if none does
-    (the state then fails validation)."""
-    for i, card in enumerate(cards):
-        if start <= i < stop:
-            continue
-        rest = cards[:i] + cards[i + 1 :]
-        moved = [*rest[:start], card, *rest[start:]]
-        if _fits(state, moved[start:stop]):
-            return moved
+    """``cards`` rearranged so that the hidden hand of the seat to act, ``cards[start:stop]``,
+    fits it (:func:`_fits`); unchanged if no arrangement tried does (the state then fails
+    validation). Tried in this order: each card moved to the start of that hand (one card
+    suffices for R11 and R14; in an opening turn, only for a hand of one card, as each try is a
+    search); then, in an opening turn, hands built round the melds that reach the minimum
+    (:func:`_opening_hands`), then :data:`_TRIES` shuffles (by a fixed seed: the result is one
+    state per view)."""
+    opening = opening_turn(state)
+    if not opening or stop - start == 1:  # in an opening turn, a search each: one card only
+        for i, card in enumerate(cards):
+            if start <= i < stop:
+                continue
+            rest = cards[:i] + cards[i + 1 :]
+            moved = [*rest[:start], card, *rest[start:]]
+            if _fits(state, moved[start:stop]):
+                return moved
+    if not opening:
+        return cards
+    rng = random.Random(0)
+    for hand in _opening_hands(state, cards, stop - start, rng):
+        rest = cards.copy()
+        for card in hand:
+            rest.remove(card)
+        if _fits(state, hand):
+            return [*rest[:start], *hand, *rest[start:]]
+    for _ in range(_TRIES):
+        tried = _shuffled(state, cards, start, stop, rng)
+        if _fits(state, tried[start:stop]):
+            return tried
     return cards
+
+
+def _shuffled(
+    state: GameState, cards: list[Card], start: int, stop: int, rng: random.Random
+) -> list[Card]:
+    """``cards`` shuffled by ``rng``, the card just taken (R11) swapped into the hand of the seat
+    to act where the shuffle left it out."""
+    tried = cards.copy()
+    rng.shuffle(tried)
+    single = state.taken_single_card
+    if single is not None and single not in tried[start:stop]:
+        at = tried.index(single)
+        tried[start], tried[at] = tried[at], tried[start]
+    return tried
+
+
+_TRIES: Final = 8
+"""How many random hands are tried for the seat to act in an opening turn: by a re-deal
+(:func:`determinize`) before it keeps the hand of :func:`canonical_state`; by
+:func:`canonical_state` after the hands :func:`_opening_hands` builds. Where most hands of the
+pool reach the minimum a few tries find one; each try is a bounded search (``reaches``)."""
+
+
+def _opening_hands(
+    state: GameState, pool: Sequence[Card], size: int, rng: random.Random
+) -> Iterator[list[Card]]:
+    """Hands of ``size`` cards of ``pool`` for the seat to act, short of its minimum opening, built
+    to reach it: the melds that a hand of the pool's cards worth 10 or more would lay, then those
+    of a hand of the whole pool (slower: many more melds), each the most points per card first
+    (so that few cards reach the minimum), filled with other cards of the pool in three orders
+    (the pool's, reversed, and shuffled by ``rng``). Each is a candidate only: :func:`_fits`
+    decides."""
+    values = state.rules.value_by_id
+    high = [c for c in pool if values[c] >= _HIGH]
+    for cards in (high, pool):
+        core = _reaching_melds(state, cards, size)
+        if core is None:
+            continue
+        rest = list(pool)
+        for card in core:
+            rest.remove(card)
+        shuffled = rest.copy()
+        rng.shuffle(shuffled)
+        for order in (rest, rest[::-1], shuffled):
+            yield [*core, *order[: size - len(core)]]
+
+
+_HIGH: Final = 10
+"""The card value (R17) from which :func:`_opening_hands` first looks for melds: the 8s to the
+kings, the aces, the 2s and the jokers, which reach a minimum in the fewest cards."""
+
+
+def _reaching_melds(state: GameState, cards: Sequence[Card], size: int) -> list[Card] | None:
+    """The cards of melds, laid one after another from a hand of ``cards`` by the seat to act, that
+    bring its team's table to the minimum opening in fewer than ``size`` cards (one kept: a meld
+    that empties the hand must reach it alone), with the card just taken (R11), chosen greedily
+    (the most points per card); None if they run out first."""
+    seat = state.current_player
+    team = TEAM[seat]
+    need = need_of(state)
+    values = state.rules.value_by_id
+    single = state.taken_single_card
+    hands = list(state.hands)
+    hands[seat] = tuple(sorted(cards))
+    whole = attrs.evolve(state, hands=tuple(hands))
+    core: list[Card] = []
+    while table_points(whole.melds[team], state.rules)[0] < need:
+        best: tuple[float, NewMeld | AddToMeld, tuple[int, tuple[Card, ...]]] | None = None
+        for action, recipe in zip(*generate(whole), strict=True):
+            if type(recipe) is not tuple or not isinstance(action, NewMeld | AddToMeld):
+                continue
+            used = recipe[1]
+            keep = single is not None and single not in core and single not in used
+            if len(core) + len(used) + keep >= size:
+                continue
+            gain = sum(values[c] for c in used) / len(used)
+            if best is None or gain > best[0]:
+                best = (gain, action, recipe)
+        result = None if best is None else result_of(whole, best[2])
+        if best is None or result is None:
+            return None
+        whole = transitions.meld(whole, best[1], result)
+        core += best[2][1]
+    if single is not None and single not in core:
+        core.append(single)  # the card just taken is in the hand (R11)
+    return core
 
 
 def determinize(seen: PlayerView, rng: random.Random) -> GameState:
@@ -267,7 +391,10 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
     ``rng`` is a :class:`random.Random`, so that the result is reproducible. Where another seat
     may refuse the card it just drew (R32), that card is one of its re-dealt hand, any one as
     likely as another. Only the view is conditioned on, not the history (cards seen going into
-    a hand earlier, for instance).
+    a hand earlier, for instance). In another seat's opening turn short of the minimum opening
+    (R25, R30) its hand must still reach it: a few random hands are tried (uniform among those
+    that do), then it is the hand of :func:`canonical_state`, which does (so not uniform where
+    such hands are rare), the other cards dealt at random.
 
     A view that no valid state shows (one built or decoded by hand) is refused with
     :class:`~buraco_rules.core.errors.InvalidState`, as :func:`canonical_state` refuses it.
@@ -276,11 +403,21 @@ def determinize(seen: PlayerView, rng: random.Random) -> GameState:
         raise TypeError(f"rng must be a random.Random, not {kind_of(rng)}")
     canonical = canonical_state(seen)  # a consistent deal exists: the loop below ends
     cards = _hidden_cards(seen, canonical)
-    if not _hides_actor(seen):
+    if not _hides_actor(seen, canonical):
         rng.shuffle(cards)
         return _deal(seen, cards)
     start = _hand_before(seen)
     stop = start + seen.hand_sizes[seen.current_player]
+    if opening_turn(canonical):
+        # R25, R30: a hand that can still reach the minimum, drawn at random where a few tries
+        # find one (uniformly among those that do), else the canonical state's, which does.
+        for _ in range(_TRIES):
+            tried = _shuffled(canonical, cards, start, stop, rng)
+            if _fits(canonical, tried[start:stop]):
+                return _deal(seen, tried)
+        hand, rest = cards[start:stop], cards[:start] + cards[stop:]
+        rng.shuffle(rest)
+        return _deal(seen, [*rest[:start], *hand, *rest[start:]])
     if stop - start == 1:  # one card, drawn uniformly among those that fit (R14)
         fitting = [i for i, card in enumerate(cards) if _fits(canonical, (card,))]
         card = cards.pop(fitting[rng.randrange(len(fitting))])

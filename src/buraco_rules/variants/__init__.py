@@ -17,6 +17,7 @@ from .italian import ITALIAN
 from .italian_fibur import ITALIAN_FIBUR
 from .options import (
     OPTIONS,
+    changes_beyond_options,
     for_single_hand,
     option_text,
     options_for,
@@ -32,6 +33,7 @@ __all__ = [
     "ITALIAN_FIBUR",
     "NAMES",
     "OPTIONS",
+    "changes_beyond_options",
     "for_single_hand",
     "get",
     "option_text",

@@ -24,6 +24,7 @@ from ..core.rules import _PRESETS, MAX_THRESHOLDS, RuleSet
 
 __all__ = [
     "OPTIONS",
+    "changes_beyond_options",
     "for_single_hand",
     "option_text",
     "options_for",
@@ -108,7 +109,8 @@ def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
     against the preset: an unknown option, a value of the wrong kind or an option the preset
     contradicts (no closed pile to take with naturals only, say) is an
     :class:`~buraco_rules.InvalidRules` that names it. ``set_ranks`` turns sets on
-    (``sets_allowed``) in a preset without them. The result is no longer a preset
+    (``sets_allowed``) in a preset without them, and may write the 10 as T (``"TJQK"``), as card
+    notation does. The result is no longer a preset
     (``RuleSet.is_preset``): store it whole, as the JSON codec does."""
     rules = _preset(preset)
     changes: dict[str, Any] = {}
@@ -117,7 +119,11 @@ def with_options(preset: str | RuleSet, /, **options: object) -> RuleSet:
             raise InvalidRules(
                 f"unknown option {quote_text(name)}; the options are {', '.join(OPTIONS)}"
             )
-        changes[name] = _pairs(value) if name == "opening_thresholds" else value
+        if name == "opening_thresholds":
+            value = _pairs(value)
+        elif name == "set_ranks":
+            value = _ten_spelled(value)
+        changes[name] = value
     if not changes:
         return rules
     if changes.get("set_ranks") is not None:
@@ -136,7 +142,7 @@ _TAKES: Final[Mapping[str, str]] = MappingProxyType(
         "minimum_opening": "0 (off) or a whole number of points from 15 to 150",
         "closed_take_naturals_only": "true or false",
         "set_ranks": "the ranks of its sets written together in rank order, such as AK or 10JQK "
-        "(A, 3-10, J, Q, K; no 2s)",
+        "(A, 3-10 or T, J, Q, K; no 2s)",
         "locked_wildcards": "true or false",
         "take_both_extra_piles": "true or false",
         "first_draw_refusal": "true or false",
@@ -192,6 +198,12 @@ def _pairs(value: object) -> object:
     )
 
 
+def _ten_spelled(value: object) -> object:
+    """``set_ranks`` with the 10 written T, as card notation allows (``"ATK"``), as the ``RuleSet``
+    field writes it (``"A10K"``); anything else as it is, for the field's own check."""
+    return value.replace("T", "10") if type(value) is str else value
+
+
 def parse_option(text: str) -> tuple[str, object]:
     """``NAME=VALUE`` as the command line writes an option, as its name and its value: ``true``
     or ``false`` for a yes/no option, a whole number, or text (``set_ranks=AK``). A bad one is
@@ -223,7 +235,7 @@ def parse_option(text: str) -> tuple[str, object]:
         if not _digits(raw):
             raise InvalidRules(f"option {name} takes a whole number, not {quote_text(raw)}")
         return name, int(raw)
-    return name, raw
+    return name, _ten_spelled(raw)
 
 
 def _digits(text: str) -> bool:
@@ -245,6 +257,31 @@ def options_of(rules: RuleSet) -> dict[str, object]:
             continue
         found[name] = [list(pair) for pair in value] if name == "opening_thresholds" else value
     return found
+
+
+def changes_beyond_options(rules: RuleSet) -> tuple[str, ...]:
+    """The ``RuleSet`` fields, in field order, in which ``rules`` differs from the preset of the
+    same name though no option (:data:`OPTIONS`) sets them: ``card_values`` for the 2 worth 20
+    (R28, built with ``attrs.evolve``), say. :func:`options_of` names options only, so a rule
+    set with such a change and no option has none (``{}``) though it is no preset. Empty for a
+    preset, for a preset plus options, and for a rule set not named for a preset. The fields an
+    option sets with it are not counted: ``sets_allowed`` under ``set_ranks`` (R27), each team's
+    minimum under ``opening_thresholds`` (R30, set by the match)."""
+    preset = _PRESETS.get(rules.name)
+    if preset is None:
+        return ()
+    implied = set(OPTIONS)
+    if rules.set_ranks is not None:
+        implied.add("sets_allowed")
+    if rules.opening_thresholds:
+        implied.add("team_minimum_openings")
+    return tuple(
+        field.name
+        for field in attrs.fields(RuleSet)
+        if field.init
+        and field.name not in implied
+        and getattr(rules, field.name) != getattr(preset, field.name)
+    )
 
 
 def option_text(name: str, value: object) -> str:
