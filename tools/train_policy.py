@@ -40,7 +40,7 @@ import numpy as np
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.bots import GreedyBot
+from buraco_rules.bots import GreedyBot, RandomBot
 from buraco_rules.bots.simulate import simulate
 from buraco_rules.engine.state import TEAM
 from buraco_rules.rl.encoding import NUM_TOKENS, action_to_tokens, legal_tokens
@@ -87,39 +87,52 @@ def imitation_examples(
         diff = (totals[0] - totals[1]) * 0.001
         results += [diff if TEAM[s] == 0 else -diff for s in seats]
     return (
-        np.asarray(observations, np.float32),
+        np.asarray(observations, np.float16),  # in [0, 1]: half the memory, ample precision
         np.asarray(masks),
         np.asarray(tokens, np.int64),
         np.asarray(results, np.float32),
     )
 
 
-def imitate(model: Any, data: tuple[np.ndarray, ...], epochs: int) -> float:
-    """Fit the policy to the tokens and the value to the results; the last epoch's accuracy."""
+def imitate(model: Any, data: tuple[np.ndarray, ...], epochs: int, held_out: float) -> float:
+    """Fit the policy to the tokens and the value to the results, the learning rate falling
+    from 1e-3 to 1e-4; the accuracy on the last ``held_out`` share of the examples (hands not
+    fitted), or on the fitted ones if none is held out."""
     import torch
 
     observations, masks, tokens, results = (torch.as_tensor(a) for a in data)
     policy = model.policy
-    optimiser = torch.optim.Adam(policy.parameters(), lr=1e-3)
     n = len(tokens)
-    accuracy = 0.0
-    for _ in range(epochs):
-        order = torch.randperm(n)
+    fitted = n - int(n * held_out)
+    steps = epochs * ((fitted + 255) // 256)
+    optimiser = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    decay = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: 1.0 - 0.9 * step / steps)
+
+    def logits_values(batch: Any) -> tuple[Any, Any]:
+        features = policy.extract_features(observations[batch].float())
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+        logits = torch.where(masks[batch], policy.action_net(latent_pi), torch.tensor(-1e9))
+        return logits, policy.value_net(latent_vf).squeeze(-1)
+
+    for epoch in range(epochs):
+        order = torch.randperm(fitted)
         right = 0
-        for start in range(0, n, 256):
+        for start in range(0, fitted, 256):
             batch = order[start : start + 256]
-            features = policy.extract_features(observations[batch])
-            latent_pi, latent_vf = policy.mlp_extractor(features)
-            logits = policy.action_net(latent_pi)
-            logits = torch.where(masks[batch], logits, torch.tensor(-1e9))
-            values = policy.value_net(latent_vf).squeeze(-1)
+            logits, values = logits_values(batch)
             loss = torch.nn.functional.cross_entropy(logits, tokens[batch])
             loss = loss + 0.5 * torch.nn.functional.mse_loss(values, results[batch])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
+            decay.step()
             right += int((logits.argmax(-1) == tokens[batch]).sum())
-        accuracy = right / n
+        accuracy = right / fitted
+        if fitted < n:
+            with torch.no_grad():
+                logits, _ = logits_values(torch.arange(fitted, n))
+                accuracy = float((logits.argmax(-1) == tokens[fitted:n]).float().mean())
+        print(f"imitation epoch {epoch + 1}: accuracy {accuracy:.3f}", flush=True)
     return accuracy
 
 
@@ -153,6 +166,7 @@ def schedule(args: argparse.Namespace, out: Path, started: float) -> Any:
             self.curve: list[tuple[float, int, float, int]] = []
             self.window: list[float] = []
             self.next_point = 0.5
+            self.next_copy = args.refresh
 
         def minutes(self) -> float:
             return (clock() - self.started) / 60.0
@@ -174,11 +188,12 @@ def schedule(args: argparse.Namespace, out: Path, started: float) -> Any:
                 )
                 self.next_point = minutes + 0.5
                 write_curve(self.curve, self.out / "curve.csv")
+            if minutes >= self.next_copy:
+                self.training_env.env_method("set_frozen", to_numpy(self.model))
+                self.next_copy = minutes + self.args.refresh
             while self.marks and minutes >= self.marks[0]:
                 mark = self.marks.pop(0)
-                net = to_numpy(self.model)
-                net.save(self.out / f"policy_{mark:g}min.npz")
-                self.training_env.env_method("set_frozen", net)
+                to_numpy(self.model).save(self.out / f"policy_{mark:g}min.npz")
                 print(f"checkpoint at {mark:g} CPU-min, {self.num_timesteps} steps", flush=True)
             return bool(self.marks)
 
@@ -186,25 +201,29 @@ def schedule(args: argparse.Namespace, out: Path, started: float) -> Any:
 
 
 class Training(BuracoEnv):
-    """The Gymnasium env with a share of hands against a frozen copy of the learner, and the
-    hand's outcome against GreedyBot in ``info``."""
+    """The Gymnasium env whose opponent is drawn for each hand from ``mix`` (a share each for
+    ``"greedy"``, ``"random"`` and ``"self"``: a frozen earlier copy of the learner, drawn from
+    the last ``pool`` copies), with the opponent and the hand's outcome in ``info``."""
 
-    def __init__(self, self_play: float, **kwargs: Any) -> None:
+    def __init__(self, mix: dict[str, float], pool: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.self_play = self_play
-        self.frozen: Any = None
+        self.mix = mix
+        self.pool = pool
+        self.frozen: list[PolicyBot] = []
         self.against = "greedy"
-        self.greedy = GreedyBot()
+        self.bots = {"greedy": GreedyBot(), "random": RandomBot()}
         self.pick = random.Random(kwargs.get("seat", 0) + 17)
 
     def set_frozen(self, net: MLPPolicy) -> None:
-        self.frozen = PolicyBot(net)
+        self.frozen = [*self.frozen, PolicyBot(net)][-self.pool :]
 
     def reset(self, *, seed: int | None = None, options: Any = None) -> Any:
-        if self.frozen is not None and self.pick.random() < self.self_play:
-            self.opponent, self.against = self.frozen, "self"
+        kinds = [k for k in self.mix if k != "self" or self.frozen]
+        self.against = self.pick.choices(kinds, [self.mix[k] for k in kinds])[0]
+        if self.against == "self":
+            self.opponent = self.pick.choice(self.frozen)
         else:
-            self.opponent, self.against = self.greedy, "greedy"
+            self.opponent = self.bots[self.against]
         return super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> Any:
@@ -275,9 +294,20 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--cpu-minutes", type=float, default=10.0)
     parser.add_argument("--checkpoints", default="", help="CPU minutes, comma-separated")
-    parser.add_argument("--bc-hands", type=int, default=300)
-    parser.add_argument("--bc-epochs", type=int, default=6)
-    parser.add_argument("--self-play", type=float, default=0.2)
+    parser.add_argument("--bc-hands", type=int, default=1200)
+    parser.add_argument("--bc-epochs", type=int, default=8)
+    parser.add_argument("--bc-held-out", type=float, default=0.05)
+    parser.add_argument(
+        "--opponents",
+        default="greedy:0.6,random:0.1,self:0.3",
+        help="the share of training hands against each opponent (self: frozen earlier copies)",
+    )
+    parser.add_argument("--pool", type=int, default=5, help="frozen copies kept for self-play")
+    parser.add_argument("--refresh", type=float, default=1.0, help="CPU minutes between copies")
+    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--n-steps", type=int, default=2048)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--ent", type=float, default=0.003)
     parser.add_argument("--sparse", action="store_true", help="no dense reward shaping")
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--seed", type=int, default=1)
@@ -303,8 +333,12 @@ def main() -> None:
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     started = clock()
+    mix = {k: float(v) for k, v in (part.split(":") for part in args.opponents.split(","))}
+    if not set(mix) <= {"greedy", "random", "self"}:
+        parser.error("--opponents names greedy, random and self")
     env = Training(
-        args.self_play,
+        mix,
+        args.pool,
         variant=args.variant,
         players=args.players,
         skip_forced=True,
@@ -314,27 +348,28 @@ def main() -> None:
     model = MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=1e-4,
-        n_steps=2048,
-        batch_size=256,
+        learning_rate=args.lr,
+        n_steps=args.n_steps,
+        batch_size=args.batch,
         n_epochs=4,
         gamma=0.995,
         clip_range=0.1,
-        ent_coef=0.003,
+        ent_coef=args.ent,
         policy_kwargs={"net_arch": [args.hidden, args.hidden]},
         seed=args.seed,
         verbose=0,
     )
     if args.bc_hands:
         data = imitation_examples(args.variant, args.players, args.bc_hands, args.seed)
-        accuracy = imitate(model, data, args.bc_epochs)
+        accuracy = imitate(model, data, args.bc_epochs, args.bc_held_out)
         print(
-            f"imitation: {len(data[2])} tokens, accuracy {accuracy:.3f}, "
+            f"imitation: {len(data[2])} tokens, held-out accuracy {accuracy:.3f}, "
             f"{(clock() - started) / 60:.1f} CPU-min",
             flush=True,
         )
         net = to_numpy(model)
         net.save(args.out / "policy_imitation.npz")
+        env.set_frozen(net)
     callback = schedule(args, args.out, started)
     model.learn(total_timesteps=10**9, callback=callback)
     write_curve(callback.curve, args.out / "curve.csv")
