@@ -41,11 +41,19 @@ import numpy as np
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.bots import GreedyBot, RandomBot
+from buraco_rules.bots.heuristics import Assessment, rank_actions
 from buraco_rules.bots.simulate import simulate
 from buraco_rules.engine.state import TEAM
-from buraco_rules.rl.encoding import NUM_TOKENS, action_to_tokens, legal_tokens
+from buraco_rules.play.face import legal_actions
+from buraco_rules.rl.encoding import (
+    NUM_TOKENS,
+    action_to_tokens,
+    is_complete,
+    legal_tokens,
+    tokens_to_action,
+)
 from buraco_rules.rl.gymnasium import BuracoEnv
-from buraco_rules.rl.observation import encode
+from buraco_rules.rl.observation import encode, with_prefix
 from buraco_rules.rl.policy import MLPPolicy, PolicyBot
 
 clock = time.process_time
@@ -94,45 +102,103 @@ def imitation_examples(
     )
 
 
-def imitate(model: Any, data: tuple[np.ndarray, ...], epochs: int, held_out: float) -> float:
-    """Fit the policy to the tokens and the value to the results, the learning rate falling
-    from 1e-3 to 1e-4; the accuracy on the last ``held_out`` share of the examples (hands not
-    fitted), or on the fitted ones if none is held out."""
+def dagger_examples(
+    net: MLPPolicy, variant: str, players: int, hands: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The imitator ``net`` plays against GreedyBot (seats alternating); every token it spells
+    with a choice is an example labelled with GreedyBot's token there: the next token of the
+    best action in GreedyBot's ranking that starts with the prefix spelt so far (so the states
+    are those the imitator reaches, its mistakes included: DAgger)."""
+    rules = variants.get(variant)
+    greedy = GreedyBot()
+    observations, masks, tokens, results = [], [], [], []
+    agreed = 0
+    for hand in range(hands):
+        rng = random.Random(seed * 1_000_003 + hand + 7_777_777)
+        state = br.new_game(rules, players, seed=rng.getrandbits(64))
+        learner = hand % players
+        seats: list[int] = []
+        while not state.is_over and len(seats) < 4000:
+            seat = state.current_player
+            seen = br.view(state, seat)
+            if TEAM[seat] != TEAM[learner]:
+                state = br.apply(state, greedy.choose(seen, rng))
+                continue
+            actions = legal_actions(seen)
+            ranked = [
+                action_to_tokens(actions[i]) for _, i in rank_actions(Assessment(seen), actions)
+            ]
+            plain = encode(seen)
+            prefix: tuple[int, ...] = ()
+            while not is_complete(prefix):
+                legal = legal_tokens(state, prefix)
+                if len(legal) < 2:
+                    prefix += (legal[0],)
+                    continue
+                k = len(prefix)
+                observation = with_prefix(plain, prefix) if prefix else plain
+                mask = np.zeros(NUM_TOKENS, np.bool_)
+                mask[list(legal)] = True
+                observations.append(observation)
+                masks.append(mask)
+                tokens.append(next(t[k] for t in ranked if t[:k] == prefix))
+                seats.append(seat)
+                prefix += (net(observation, mask),)
+                agreed += prefix[-1] == tokens[-1]
+            state = br.apply(state, tokens_to_action(prefix))
+        totals = [s.total for s in br.score(state)]
+        diff = (totals[0] - totals[1]) * 0.001
+        results += [diff if TEAM[s] == 0 else -diff for s in seats]
+    print(f"dagger: the imitator agrees with GreedyBot on {agreed / len(tokens):.3f} of its tokens")
+    return (
+        np.asarray(observations, np.float16),
+        np.asarray(masks),
+        np.asarray(tokens, np.int64),
+        np.asarray(results, np.float32),
+    )
+
+
+def imitate(
+    model: Any,
+    data: tuple[np.ndarray, ...],
+    epochs: int,
+    test: tuple[np.ndarray, ...],
+    lr: float = 1e-3,
+) -> float:
+    """Fit the policy to the tokens and the value to the results of ``data``, the learning rate
+    falling from ``lr`` to a tenth; the token accuracy on ``test`` (examples not fitted)."""
     import torch
 
     observations, masks, tokens, results = (torch.as_tensor(a) for a in data)
+    test_observations, test_masks, test_tokens, _ = (torch.as_tensor(a) for a in test)
     policy = model.policy
     n = len(tokens)
-    fitted = n - int(n * held_out)
-    steps = epochs * ((fitted + 255) // 256)
-    optimiser = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    steps = epochs * ((n + 255) // 256)
+    optimiser = torch.optim.Adam(policy.parameters(), lr=lr)
     decay = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: 1.0 - 0.9 * step / steps)
 
-    def logits_values(batch: Any) -> tuple[Any, Any]:
-        features = policy.extract_features(observations[batch].float())
+    def logits_values(observations: Any, masks: Any) -> tuple[Any, Any]:
+        features = policy.extract_features(observations.float())
         latent_pi, latent_vf = policy.mlp_extractor(features)
-        logits = torch.where(masks[batch], policy.action_net(latent_pi), torch.tensor(-1e9))
+        logits = torch.where(masks, policy.action_net(latent_pi), torch.tensor(-1e9))
         return logits, policy.value_net(latent_vf).squeeze(-1)
 
+    accuracy = 0.0
     for epoch in range(epochs):
-        order = torch.randperm(fitted)
-        right = 0
-        for start in range(0, fitted, 256):
+        order = torch.randperm(n)
+        for start in range(0, n, 256):
             batch = order[start : start + 256]
-            logits, values = logits_values(batch)
+            logits, values = logits_values(observations[batch], masks[batch])
             loss = torch.nn.functional.cross_entropy(logits, tokens[batch])
             loss = loss + 0.5 * torch.nn.functional.mse_loss(values, results[batch])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             decay.step()
-            right += int((logits.argmax(-1) == tokens[batch]).sum())
-        accuracy = right / fitted
-        if fitted < n:
-            with torch.no_grad():
-                logits, _ = logits_values(torch.arange(fitted, n))
-                accuracy = float((logits.argmax(-1) == tokens[fitted:n]).float().mean())
-        print(f"imitation epoch {epoch + 1}: accuracy {accuracy:.3f}", flush=True)
+        with torch.no_grad():
+            logits, _ = logits_values(test_observations, test_masks)
+            accuracy = float((logits.argmax(-1) == test_tokens).float().mean())
+        print(f"imitation epoch {epoch + 1}: held-out accuracy {accuracy:.3f}", flush=True)
     return accuracy
 
 
@@ -296,7 +362,9 @@ def main() -> None:
     parser.add_argument("--checkpoints", default="", help="CPU minutes, comma-separated")
     parser.add_argument("--bc-hands", type=int, default=1200)
     parser.add_argument("--bc-epochs", type=int, default=8)
-    parser.add_argument("--bc-held-out", type=float, default=0.05)
+    parser.add_argument("--dagger-rounds", type=int, default=0)
+    parser.add_argument("--dagger-hands", type=int, default=200)
+    parser.add_argument("--dagger-epochs", type=int, default=2)
     parser.add_argument(
         "--opponents",
         default="greedy:0.6,random:0.1,self:0.3",
@@ -361,7 +429,14 @@ def main() -> None:
     )
     if args.bc_hands:
         data = imitation_examples(args.variant, args.players, args.bc_hands, args.seed)
-        accuracy = imitate(model, data, args.bc_epochs, args.bc_held_out)
+        test = imitation_examples(args.variant, args.players, 40, args.seed + 1_000)
+        accuracy = imitate(model, data, args.bc_epochs, test)
+        for round_ in range(args.dagger_rounds):
+            more = dagger_examples(
+                to_numpy(model), args.variant, args.players, args.dagger_hands, args.seed + round_
+            )
+            data = tuple(np.concatenate(pair) for pair in zip(data, more, strict=True))
+            accuracy = imitate(model, data, args.dagger_epochs, more, lr=3e-4)
         print(
             f"imitation: {len(data[2])} tokens, held-out accuracy {accuracy:.3f}, "
             f"{(clock() - started) / 60:.1f} CPU-min",
