@@ -334,7 +334,11 @@ def write_curve(curve: list[tuple[float, int, float, int]], path: Path) -> None:
         writer.writerows(curve)
 
 
-def plot(curve: list[tuple[float, int, float, int]], path: Path, title: str) -> None:
+def plot(
+    curves: list[tuple[str, list[tuple[float, int, float, int]]]], path: Path, title: str
+) -> None:
+    """Each labelled curve (CPU minutes, steps, win rate, hands) in one picture at ``path``,
+    the points of fewer than 20 hands left out."""
     try:
         import matplotlib
 
@@ -344,14 +348,25 @@ def plot(curve: list[tuple[float, int, float, int]], path: Path, title: str) -> 
         print("matplotlib is not installed: no picture, the CSV has the curve")
         return
     fig, ax = plt.subplots(figsize=(6, 3.2), dpi=100)
-    ax.plot([c[0] for c in curve], [c[2] for c in curve])
+    for label, curve in curves:
+        shown = [c for c in curve if c[3] >= 20]  # a rate of a few hands is noise
+        ax.plot([c[0] for c in shown], [c[2] for c in shown], label=label)
     ax.axhline(0.5, color="grey", linestyle=":")
-    ax.set_xlabel("CPU minutes")
+    ax.set_xlabel("CPU minutes (imitation included)")
     ax.set_ylabel("wins vs GreedyBot (last 200 hands)")
     ax.set_ylim(0, 1)
     ax.set_title(title)
+    if len(curves) > 1:
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
+
+
+def read_curve(path: Path) -> list[tuple[float, int, float, int]]:
+    """A curve as :func:`write_curve` wrote it."""
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    return [(float(m), int(s), float(w), int(h)) for m, s, w, h in rows]
 
 
 def main() -> None:
@@ -386,7 +401,20 @@ def main() -> None:
     parser.add_argument(
         "--evaluate", type=Path, nargs="*", help="only evaluate these saved policies"
     )
+    parser.add_argument(
+        "--plot",
+        nargs="*",
+        metavar="LABEL=CSV",
+        help="only draw these curves (curve.csv of runs) into --out as a PNG",
+    )
     args = parser.parse_args()
+    if args.plot:
+        curves = [
+            (label, read_curve(Path(csv_path)))
+            for label, csv_path in (item.split("=", 1) for item in args.plot)
+        ]
+        plot(curves, args.out, f"{args.variant} {args.players}p")
+        return
     if args.evaluate:
         report(args, args.evaluate)
         return
@@ -448,7 +476,7 @@ def main() -> None:
     callback = schedule(args, args.out, started)
     model.learn(total_timesteps=10**9, callback=callback)
     write_curve(callback.curve, args.out / "curve.csv")
-    plot(callback.curve, args.out / "curve.png", f"{args.variant} {args.players}p")
+    plot([("", callback.curve)], args.out / "curve.png", f"{args.variant} {args.players}p")
     if args.eval_hands:
         report(args, sorted(args.out.glob("policy_*.npz")))
 
