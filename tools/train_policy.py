@@ -1,22 +1,28 @@
 """Train a token policy with sb3-contrib's MaskablePPO and evaluate it against the library's bots.
 
-    nice -n 10 python tools/train_policy.py --variant buraco-fechado --players 2 \\
-        --cpu-minutes 30 --checkpoints 10,30 --out runs/bf2
+    nice -n 19 python tools/train_policy.py --variant buraco-fechado --players 2 \\
+        --cpu-minutes 30 --checkpoints 10,20 --out runs/bf2
+
+The defaults are the best recipe measured (docs/rl.md, "A training recipe and its result").
 
 Training needs torch and sb3-contrib besides the ``pettingzoo`` extra (``pip install sb3-contrib``,
 with a CPU build of torch); they are not dependencies of the project, and are imported only to
 train: the policy it saves is plain numpy (``MLPPolicy.load``) that plays with no deep-learning
 library, and ``--evaluate`` needs numpy alone. The recipe:
 
-1. **Imitation first** (``--bc-hands``): GreedyBot plays hands against itself; every token it
-   spells with a choice (forced ones skipped, as the environment does) is a (observation, mask,
-   token) example, and the hand's result from that seat the value target. The policy and value
-   networks are fitted to them by cross-entropy over the legal tokens and squared error. A random
-   token policy wins about 3 % of hands against GreedyBot; starting from its imitation, PPO need
-   not rediscover how to spell a meld.
+1. **Imitation first** (``--bc-hands``, ``--bc-epochs``): GreedyBot plays hands against itself;
+   every token it spells with a choice (forced ones skipped, as the environment does) is a
+   (observation, mask, token) example, and the hand's result from that seat the value target. The
+   policy and value networks are fitted to them by cross-entropy over the legal tokens and squared
+   error; the accuracy is measured on 40 other hands. A random token policy wins about 3 % of
+   hands against GreedyBot; starting from its imitation, PPO need not rediscover how to spell a
+   meld. ``--dagger-rounds`` adds rounds in which the imitator plays and GreedyBot labels the
+   states it reaches (off by default: not yet measured).
 2. **PPO** (MaskablePPO, the Gymnasium environment with forced tokens skipped, the compact
-   observation, dense rewards by default) against GreedyBot, with a share of hands
-   (``--self-play``) against a frozen copy of the learner, refreshed at each checkpoint.
+   observation, dense rewards by default) against an opponent drawn for each hand from
+   ``--opponents`` (shares of GreedyBot, RandomBot and ``self``: one of the last ``--pool``
+   frozen copies of the learner, a new copy every ``--refresh`` CPU minutes), so that it does not
+   fit GreedyBot alone.
 3. **Checkpoints** at the CPU minutes given (the process's CPU time, imitation included): the
    policy saved as numpy weights, then each evaluated at the end on held-out deals (a seed never
    used in training) against RandomBot and GreedyBot through ``simulate`` (seats alternate), with
@@ -413,7 +419,7 @@ def main() -> None:
             (label, read_curve(Path(csv_path)))
             for label, csv_path in (item.split("=", 1) for item in args.plot)
         ]
-        plot(curves, args.out, f"{args.variant} {args.players}p")
+        plot(curves, args.out, "")  # the labels name the runs
         return
     if args.evaluate:
         report(args, args.evaluate)
