@@ -470,7 +470,7 @@ def main() -> None:
                 to_numpy(model), args.variant, args.players, args.dagger_hands, args.seed + round_
             )
             data = tuple(np.concatenate(pair) for pair in zip(data, more, strict=True))
-            accuracy = imitate(model, data, args.dagger_epochs, more, lr=3e-4)
+            accuracy = imitate(model, data, args.dagger_epochs, test, lr=3e-4)
         print(
             f"imitation: {len(data[2])} tokens, held-out accuracy {accuracy:.3f}, "
             f"{(clock() - started) / 60:.1f} CPU-min",
