@@ -17,7 +17,7 @@ library, and ``--evaluate`` needs numpy alone. The recipe:
    error; the accuracy is measured on 40 other hands. A random token policy wins about 3 % of
    hands against GreedyBot; starting from its imitation, PPO need not rediscover how to spell a
    meld. ``--dagger-rounds`` adds rounds in which the imitator plays and GreedyBot labels the
-   states it reaches (off by default: not yet measured).
+   states it reaches (off by default: one round did not help, docs/rl.md).
 2. **PPO** (MaskablePPO, the Gymnasium environment with forced tokens skipped, the compact
    observation, dense rewards by default) against an opponent drawn for each hand from
    ``--opponents`` (shares of GreedyBot, RandomBot and ``self``: one of the last ``--pool``
