@@ -1,22 +1,28 @@
 """Train a token policy with sb3-contrib's MaskablePPO and evaluate it against the library's bots.
 
-    nice -n 10 python tools/train_policy.py --variant buraco-fechado --players 2 \\
-        --cpu-minutes 30 --checkpoints 10,30 --out runs/bf2
+    nice -n 19 python tools/train_policy.py --variant buraco-fechado --players 2 \\
+        --cpu-minutes 30 --checkpoints 10,20 --out runs/bf2
+
+The defaults are the best recipe measured (docs/rl.md, "A training recipe and its result").
 
 Training needs torch and sb3-contrib besides the ``pettingzoo`` extra (``pip install sb3-contrib``,
 with a CPU build of torch); they are not dependencies of the project, and are imported only to
 train: the policy it saves is plain numpy (``MLPPolicy.load``) that plays with no deep-learning
 library, and ``--evaluate`` needs numpy alone. The recipe:
 
-1. **Imitation first** (``--bc-hands``): GreedyBot plays hands against itself; every token it
-   spells with a choice (forced ones skipped, as the environment does) is a (observation, mask,
-   token) example, and the hand's result from that seat the value target. The policy and value
-   networks are fitted to them by cross-entropy over the legal tokens and squared error. A random
-   token policy wins about 3 % of hands against GreedyBot; starting from its imitation, PPO need
-   not rediscover how to spell a meld.
+1. **Imitation first** (``--bc-hands``, ``--bc-epochs``): GreedyBot plays hands against itself;
+   every token it spells with a choice (forced ones skipped, as the environment does) is a
+   (observation, mask, token) example, and the hand's result from that seat the value target. The
+   policy and value networks are fitted to them by cross-entropy over the legal tokens and squared
+   error; the accuracy is measured on 40 other hands. A random token policy wins about 3 % of
+   hands against GreedyBot; starting from its imitation, PPO need not rediscover how to spell a
+   meld. ``--dagger-rounds`` adds rounds in which the imitator plays and GreedyBot labels the
+   states it reaches (off by default: one round did not help, docs/rl.md).
 2. **PPO** (MaskablePPO, the Gymnasium environment with forced tokens skipped, the compact
-   observation, dense rewards by default) against GreedyBot, with a share of hands
-   (``--self-play``) against a frozen copy of the learner, refreshed at each checkpoint.
+   observation, dense rewards by default) against an opponent drawn for each hand from
+   ``--opponents`` (shares of GreedyBot, RandomBot and ``self``: one of the last ``--pool``
+   frozen copies of the learner, a new copy every ``--refresh`` CPU minutes), so that it does not
+   fit GreedyBot alone.
 3. **Checkpoints** at the CPU minutes given (the process's CPU time, imitation included): the
    policy saved as numpy weights, then each evaluated at the end on held-out deals (a seed never
    used in training) against RandomBot and GreedyBot through ``simulate`` (seats alternate), with
@@ -40,12 +46,20 @@ import numpy as np
 
 import buraco_rules as br
 from buraco_rules import variants
-from buraco_rules.bots import GreedyBot
+from buraco_rules.bots import GreedyBot, RandomBot
+from buraco_rules.bots.heuristics import Assessment, rank_actions
 from buraco_rules.bots.simulate import simulate
 from buraco_rules.engine.state import TEAM
-from buraco_rules.rl.encoding import NUM_TOKENS, action_to_tokens, legal_tokens
+from buraco_rules.play.face import legal_actions
+from buraco_rules.rl.encoding import (
+    NUM_TOKENS,
+    action_to_tokens,
+    is_complete,
+    legal_tokens,
+    tokens_to_action,
+)
 from buraco_rules.rl.gymnasium import BuracoEnv
-from buraco_rules.rl.observation import encode
+from buraco_rules.rl.observation import encode, with_prefix
 from buraco_rules.rl.policy import MLPPolicy, PolicyBot
 
 clock = time.process_time
@@ -87,39 +101,110 @@ def imitation_examples(
         diff = (totals[0] - totals[1]) * 0.001
         results += [diff if TEAM[s] == 0 else -diff for s in seats]
     return (
-        np.asarray(observations, np.float32),
+        np.asarray(observations, np.float16),  # in [0, 1]: half the memory, ample precision
         np.asarray(masks),
         np.asarray(tokens, np.int64),
         np.asarray(results, np.float32),
     )
 
 
-def imitate(model: Any, data: tuple[np.ndarray, ...], epochs: int) -> float:
-    """Fit the policy to the tokens and the value to the results; the last epoch's accuracy."""
+def dagger_examples(
+    net: MLPPolicy, variant: str, players: int, hands: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The imitator ``net`` plays against GreedyBot (seats alternating); every token it spells
+    with a choice is an example labelled with GreedyBot's token there: the next token of the
+    best action in GreedyBot's ranking that starts with the prefix spelt so far (so the states
+    are those the imitator reaches, its mistakes included: DAgger)."""
+    rules = variants.get(variant)
+    greedy = GreedyBot()
+    observations, masks, tokens, results = [], [], [], []
+    agreed = 0
+    for hand in range(hands):
+        rng = random.Random(seed * 1_000_003 + hand + 7_777_777)
+        state = br.new_game(rules, players, seed=rng.getrandbits(64))
+        learner = hand % players
+        seats: list[int] = []
+        while not state.is_over and len(seats) < 4000:
+            seat = state.current_player
+            seen = br.view(state, seat)
+            if TEAM[seat] != TEAM[learner]:
+                state = br.apply(state, greedy.choose(seen, rng))
+                continue
+            actions = legal_actions(seen)
+            ranked = [
+                action_to_tokens(actions[i]) for _, i in rank_actions(Assessment(seen), actions)
+            ]
+            plain = encode(seen)
+            prefix: tuple[int, ...] = ()
+            while not is_complete(prefix):
+                legal = legal_tokens(state, prefix)
+                if len(legal) < 2:
+                    prefix += (legal[0],)
+                    continue
+                k = len(prefix)
+                observation = with_prefix(plain, prefix) if prefix else plain
+                mask = np.zeros(NUM_TOKENS, np.bool_)
+                mask[list(legal)] = True
+                observations.append(observation)
+                masks.append(mask)
+                tokens.append(next(t[k] for t in ranked if t[:k] == prefix))
+                seats.append(seat)
+                prefix += (net(observation, mask),)
+                agreed += prefix[-1] == tokens[-1]
+            state = br.apply(state, tokens_to_action(prefix))
+        totals = [s.total for s in br.score(state)]
+        diff = (totals[0] - totals[1]) * 0.001
+        results += [diff if TEAM[s] == 0 else -diff for s in seats]
+    print(f"dagger: the imitator agrees with GreedyBot on {agreed / len(tokens):.3f} of its tokens")
+    return (
+        np.asarray(observations, np.float16),
+        np.asarray(masks),
+        np.asarray(tokens, np.int64),
+        np.asarray(results, np.float32),
+    )
+
+
+def imitate(
+    model: Any,
+    data: tuple[np.ndarray, ...],
+    epochs: int,
+    test: tuple[np.ndarray, ...],
+    lr: float = 1e-3,
+) -> float:
+    """Fit the policy to the tokens and the value to the results of ``data``, the learning rate
+    falling from ``lr`` to a tenth; the token accuracy on ``test`` (examples not fitted)."""
     import torch
 
     observations, masks, tokens, results = (torch.as_tensor(a) for a in data)
+    test_observations, test_masks, test_tokens, _ = (torch.as_tensor(a) for a in test)
     policy = model.policy
-    optimiser = torch.optim.Adam(policy.parameters(), lr=1e-3)
     n = len(tokens)
+    steps = epochs * ((n + 255) // 256)
+    optimiser = torch.optim.Adam(policy.parameters(), lr=lr)
+    decay = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: 1.0 - 0.9 * step / steps)
+
+    def logits_values(observations: Any, masks: Any) -> tuple[Any, Any]:
+        features = policy.extract_features(observations.float())
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+        logits = torch.where(masks, policy.action_net(latent_pi), torch.tensor(-1e9))
+        return logits, policy.value_net(latent_vf).squeeze(-1)
+
     accuracy = 0.0
-    for _ in range(epochs):
+    for epoch in range(epochs):
         order = torch.randperm(n)
-        right = 0
         for start in range(0, n, 256):
             batch = order[start : start + 256]
-            features = policy.extract_features(observations[batch])
-            latent_pi, latent_vf = policy.mlp_extractor(features)
-            logits = policy.action_net(latent_pi)
-            logits = torch.where(masks[batch], logits, torch.tensor(-1e9))
-            values = policy.value_net(latent_vf).squeeze(-1)
+            logits, values = logits_values(observations[batch], masks[batch])
             loss = torch.nn.functional.cross_entropy(logits, tokens[batch])
             loss = loss + 0.5 * torch.nn.functional.mse_loss(values, results[batch])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
-            right += int((logits.argmax(-1) == tokens[batch]).sum())
-        accuracy = right / n
+            decay.step()
+        with torch.no_grad():
+            logits, _ = logits_values(test_observations, test_masks)
+            accuracy = float((logits.argmax(-1) == test_tokens).float().mean())
+        print(f"imitation epoch {epoch + 1}: held-out accuracy {accuracy:.3f}", flush=True)
     return accuracy
 
 
@@ -153,6 +238,7 @@ def schedule(args: argparse.Namespace, out: Path, started: float) -> Any:
             self.curve: list[tuple[float, int, float, int]] = []
             self.window: list[float] = []
             self.next_point = 0.5
+            self.next_copy = args.refresh
 
         def minutes(self) -> float:
             return (clock() - self.started) / 60.0
@@ -174,11 +260,12 @@ def schedule(args: argparse.Namespace, out: Path, started: float) -> Any:
                 )
                 self.next_point = minutes + 0.5
                 write_curve(self.curve, self.out / "curve.csv")
+            if minutes >= self.next_copy:
+                self.training_env.env_method("set_frozen", to_numpy(self.model))
+                self.next_copy = minutes + self.args.refresh
             while self.marks and minutes >= self.marks[0]:
                 mark = self.marks.pop(0)
-                net = to_numpy(self.model)
-                net.save(self.out / f"policy_{mark:g}min.npz")
-                self.training_env.env_method("set_frozen", net)
+                to_numpy(self.model).save(self.out / f"policy_{mark:g}min.npz")
                 print(f"checkpoint at {mark:g} CPU-min, {self.num_timesteps} steps", flush=True)
             return bool(self.marks)
 
@@ -186,25 +273,29 @@ def schedule(args: argparse.Namespace, out: Path, started: float) -> Any:
 
 
 class Training(BuracoEnv):
-    """The Gymnasium env with a share of hands against a frozen copy of the learner, and the
-    hand's outcome against GreedyBot in ``info``."""
+    """The Gymnasium env whose opponent is drawn for each hand from ``mix`` (a share each for
+    ``"greedy"``, ``"random"`` and ``"self"``: a frozen earlier copy of the learner, drawn from
+    the last ``pool`` copies), with the opponent and the hand's outcome in ``info``."""
 
-    def __init__(self, self_play: float, **kwargs: Any) -> None:
+    def __init__(self, mix: dict[str, float], pool: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.self_play = self_play
-        self.frozen: Any = None
+        self.mix = mix
+        self.pool = pool
+        self.frozen: list[PolicyBot] = []
         self.against = "greedy"
-        self.greedy = GreedyBot()
+        self.bots = {"greedy": GreedyBot(), "random": RandomBot()}
         self.pick = random.Random(kwargs.get("seat", 0) + 17)
 
     def set_frozen(self, net: MLPPolicy) -> None:
-        self.frozen = PolicyBot(net)
+        self.frozen = [*self.frozen, PolicyBot(net)][-self.pool :]
 
     def reset(self, *, seed: int | None = None, options: Any = None) -> Any:
-        if self.frozen is not None and self.pick.random() < self.self_play:
-            self.opponent, self.against = self.frozen, "self"
+        kinds = [k for k in self.mix if k != "self" or self.frozen]
+        self.against = self.pick.choices(kinds, [self.mix[k] for k in kinds])[0]
+        if self.against == "self":
+            self.opponent = self.pick.choice(self.frozen)
         else:
-            self.opponent, self.against = self.greedy, "greedy"
+            self.opponent = self.bots[self.against]
         return super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> Any:
@@ -249,7 +340,11 @@ def write_curve(curve: list[tuple[float, int, float, int]], path: Path) -> None:
         writer.writerows(curve)
 
 
-def plot(curve: list[tuple[float, int, float, int]], path: Path, title: str) -> None:
+def plot(
+    curves: list[tuple[str, list[tuple[float, int, float, int]]]], path: Path, title: str
+) -> None:
+    """Each labelled curve (CPU minutes, steps, win rate, hands) in one picture at ``path``,
+    the points of fewer than 20 hands left out."""
     try:
         import matplotlib
 
@@ -259,14 +354,25 @@ def plot(curve: list[tuple[float, int, float, int]], path: Path, title: str) -> 
         print("matplotlib is not installed: no picture, the CSV has the curve")
         return
     fig, ax = plt.subplots(figsize=(6, 3.2), dpi=100)
-    ax.plot([c[0] for c in curve], [c[2] for c in curve])
+    for label, curve in curves:
+        shown = [c for c in curve if c[3] >= 20]  # a rate of a few hands is noise
+        ax.plot([c[0] for c in shown], [c[2] for c in shown], label=label)
     ax.axhline(0.5, color="grey", linestyle=":")
-    ax.set_xlabel("CPU minutes")
+    ax.set_xlabel("CPU minutes (imitation included)")
     ax.set_ylabel("wins vs GreedyBot (last 200 hands)")
     ax.set_ylim(0, 1)
     ax.set_title(title)
+    if len(curves) > 1:
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
+
+
+def read_curve(path: Path) -> list[tuple[float, int, float, int]]:
+    """A curve as :func:`write_curve` wrote it."""
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    return [(float(m), int(s), float(w), int(h)) for m, s, w, h in rows]
 
 
 def main() -> None:
@@ -275,9 +381,22 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--cpu-minutes", type=float, default=10.0)
     parser.add_argument("--checkpoints", default="", help="CPU minutes, comma-separated")
-    parser.add_argument("--bc-hands", type=int, default=300)
-    parser.add_argument("--bc-epochs", type=int, default=6)
-    parser.add_argument("--self-play", type=float, default=0.2)
+    parser.add_argument("--bc-hands", type=int, default=1200)
+    parser.add_argument("--bc-epochs", type=int, default=8)
+    parser.add_argument("--dagger-rounds", type=int, default=0)
+    parser.add_argument("--dagger-hands", type=int, default=200)
+    parser.add_argument("--dagger-epochs", type=int, default=2)
+    parser.add_argument(
+        "--opponents",
+        default="greedy:0.6,random:0.1,self:0.3",
+        help="the share of training hands against each opponent (self: frozen earlier copies)",
+    )
+    parser.add_argument("--pool", type=int, default=5, help="frozen copies kept for self-play")
+    parser.add_argument("--refresh", type=float, default=1.0, help="CPU minutes between copies")
+    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--n-steps", type=int, default=2048)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--ent", type=float, default=0.003)
     parser.add_argument("--sparse", action="store_true", help="no dense reward shaping")
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--seed", type=int, default=1)
@@ -288,7 +407,20 @@ def main() -> None:
     parser.add_argument(
         "--evaluate", type=Path, nargs="*", help="only evaluate these saved policies"
     )
+    parser.add_argument(
+        "--plot",
+        nargs="*",
+        metavar="LABEL=CSV",
+        help="only draw these curves (curve.csv of runs) into --out as a PNG",
+    )
     args = parser.parse_args()
+    if args.plot:
+        curves = [
+            (label, read_curve(Path(csv_path)))
+            for label, csv_path in (item.split("=", 1) for item in args.plot)
+        ]
+        plot(curves, args.out, "")  # the labels name the runs
+        return
     if args.evaluate:
         report(args, args.evaluate)
         return
@@ -303,8 +435,12 @@ def main() -> None:
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     started = clock()
+    mix = {k: float(v) for k, v in (part.split(":") for part in args.opponents.split(","))}
+    if not set(mix) <= {"greedy", "random", "self"}:
+        parser.error("--opponents names greedy, random and self")
     env = Training(
-        args.self_play,
+        mix,
+        args.pool,
         variant=args.variant,
         players=args.players,
         skip_forced=True,
@@ -314,31 +450,39 @@ def main() -> None:
     model = MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=1e-4,
-        n_steps=2048,
-        batch_size=256,
+        learning_rate=args.lr,
+        n_steps=args.n_steps,
+        batch_size=args.batch,
         n_epochs=4,
         gamma=0.995,
         clip_range=0.1,
-        ent_coef=0.003,
+        ent_coef=args.ent,
         policy_kwargs={"net_arch": [args.hidden, args.hidden]},
         seed=args.seed,
         verbose=0,
     )
     if args.bc_hands:
         data = imitation_examples(args.variant, args.players, args.bc_hands, args.seed)
-        accuracy = imitate(model, data, args.bc_epochs)
+        test = imitation_examples(args.variant, args.players, 40, args.seed + 1_000)
+        accuracy = imitate(model, data, args.bc_epochs, test)
+        for round_ in range(args.dagger_rounds):
+            more = dagger_examples(
+                to_numpy(model), args.variant, args.players, args.dagger_hands, args.seed + round_
+            )
+            data = tuple(np.concatenate(pair) for pair in zip(data, more, strict=True))
+            accuracy = imitate(model, data, args.dagger_epochs, test, lr=3e-4)
         print(
-            f"imitation: {len(data[2])} tokens, accuracy {accuracy:.3f}, "
+            f"imitation: {len(data[2])} tokens, held-out accuracy {accuracy:.3f}, "
             f"{(clock() - started) / 60:.1f} CPU-min",
             flush=True,
         )
         net = to_numpy(model)
         net.save(args.out / "policy_imitation.npz")
+        env.set_frozen(net)
     callback = schedule(args, args.out, started)
     model.learn(total_timesteps=10**9, callback=callback)
     write_curve(callback.curve, args.out / "curve.csv")
-    plot(callback.curve, args.out / "curve.png", f"{args.variant} {args.players}p")
+    plot([("", callback.curve)], args.out / "curve.png", f"{args.variant} {args.players}p")
     if args.eval_hands:
         report(args, sorted(args.out.glob("policy_*.npz")))
 
