@@ -107,3 +107,49 @@ def test_thinking_processes_end_when_their_server_is_killed(tmp_path: Path) -> N
     while any(Path(f"/proc/{pid}").exists() for pid in thinkers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(Path(f"/proc/{pid}").exists() for pid in thinkers)
+
+
+def test_waiting_decisions_are_taken_in_turn_from_each_owner() -> None:
+    # One owner with three decisions queued, another with one: the other's waits behind at
+    # most one of the first owner's, not behind all of them.
+    seen = _a_view()
+    bot = bot_from_name("ismcts:5")
+
+    async def decide() -> list[str]:
+        pool = ThinkingPool(1)
+        done: list[str] = []
+
+        async def one(name: str, owner: str) -> None:
+            await pool.decide(bot, seen, random.Random(len(done)), owner=owner)
+            done.append(name)
+
+        try:
+            tasks = [asyncio.create_task(one(f"a{n}", "a")) for n in range(4)]
+            await asyncio.sleep(0)  # a0 has the process, a1-a3 wait
+            tasks.append(asyncio.create_task(one("b0", "b")))
+            await asyncio.gather(*tasks)
+        finally:
+            pool.close()
+        return done
+
+    done = asyncio.run(decide())
+    assert done.index("b0") <= 2 and done.index("b0") < done.index("a3")
+
+
+def test_a_decision_cancelled_while_waiting_gives_its_turn_to_the_next() -> None:
+    seen = _a_view()
+    bot = bot_from_name("ismcts:5")
+
+    async def decide() -> object:
+        pool = ThinkingPool(1)
+        try:
+            first = asyncio.create_task(pool.decide(bot, seen, random.Random(1), owner="a"))
+            waiting = asyncio.create_task(pool.decide(bot, seen, random.Random(2), owner="b"))
+            await asyncio.sleep(0)
+            waiting.cancel()
+            await first
+            return await pool.decide(bot, seen, random.Random(3), owner="c")  # not stuck
+        finally:
+            pool.close()
+
+    assert asyncio.run(decide()) in br.legal_actions(seen)

@@ -4,9 +4,10 @@
         --out docs/images/server-latency.png
 
 Left: p50 and p99 against the number of human-paced tables, before (Python's collector) and
-after (the server's policy). Right: the moves of the ``--timeline`` run, before and after, by
-the time they were sent and their latency, with each collection that took 50 ms or more marked
-(a full one in red). Needs matplotlib (not a dependency of the project).
+after (the server's policy), or what ``--labels BEFORE AFTER`` names. Right: the moves of the
+``--timeline`` run, before and after, by the time they were sent and their latency, with each
+collection that took 50 ms or more marked (a full one in red). Needs matplotlib (not a
+dependency of the project).
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ def main() -> int:
     parser.add_argument("--after", nargs="+", required=True, help="runs with the server's")
     parser.add_argument("--timeline", type=int, required=True, help="tables of the right panel")
     parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--labels", nargs=2, default=("Python's collector", "gcpolicy"), help="BEFORE AFTER"
+    )
     args = parser.parse_args()
     import matplotlib
 
@@ -40,8 +44,8 @@ def main() -> int:
     before, after = runs_of(args.before), runs_of(args.after)
     figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6), width_ratios=(1, 1.5))
     for runs, label, colour in (
-        (before, "Python's collector", "tab:red"),
-        (after, "gcpolicy", "tab:blue"),
+        (before, args.labels[0], "tab:red"),
+        (after, args.labels[1], "tab:blue"),
     ):
         tables = [r["tables"] for r in runs]
         left.plot(tables, [r["p99_ms"] for r in runs], "o-", color=colour, label=f"p99, {label}")
@@ -60,8 +64,8 @@ def main() -> int:
     left.legend(fontsize=8)
     left.set_title("latency by number of tables")
     for runs, label, colour, offset in (
-        (before, "Python's collector", "tab:red", 0),
-        (after, "gcpolicy", "tab:blue", 1),
+        (before, args.labels[0], "tab:red", 0),
+        (after, args.labels[1], "tab:blue", 1),
     ):
         chosen = [r for r in runs if r["tables"] == args.timeline]
         if not chosen:

@@ -1291,7 +1291,7 @@ class TableHub:
             return bot.choose(seen, table.rng)
         # Slow: in the pool's few processes, so that the loop serves other tables and no
         # number of search bots takes more than the pool's share of the machine.
-        return await self.pool.decide(bot, seen, table.rng)
+        return await self.pool.decide(bot, seen, table.rng, owner=table.client)
 
 
 def _grace(table: Table) -> None:

@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import random
 import signal
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Final
@@ -40,20 +41,57 @@ THINKER_NICENESS: Final = 10
 
 class ThinkingPool:
     """At most ``processes`` decisions at once, each in a process of the pool (started on
-    first use, afresh after one dies)."""
+    first use, afresh after one dies). Decisions waiting for a process are taken in turn from
+    each owner (a table's creator): one who seats many search bots waits for their own, and
+    another's decision waits behind at most one of theirs, not behind all of them."""
 
     def __init__(self, processes: int = 1) -> None:
         if processes < 1:
             raise ValueError(f"a thinking pool needs a process at least, not {processes}")
         self.processes = processes
         self._executor: ProcessPoolExecutor | None = None
+        self._running = 0
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        """Each owner's decisions waiting for a process, the owners in the order they are
+        served next."""
 
-    async def decide(self, bot: Bot, seen: PlayerView, rng: random.Random) -> Action:
-        """``bot``'s choice from the view ``seen``, made in the pool once a process is free.
-        The bot draws from a generator seeded from ``rng``, which advances as if the bot had
-        drawn from it here. A process that died on the way (killed, out of memory) is an
-        error, and the next decision starts a new pool."""
+    async def decide(
+        self, bot: Bot, seen: PlayerView, rng: random.Random, owner: str = ""
+    ) -> Action:
+        """``bot``'s choice from the view ``seen``, made in the pool once a process is free and
+        ``owner``'s turn has come. The bot draws from a generator seeded from ``rng``, which
+        advances as if the bot had drawn from it here. A process that died on the way (killed,
+        out of memory) is an error, and the next decision starts a new pool."""
         seed = rng.getrandbits(64)
+        turn = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(owner, deque()).append(turn)
+        self._serve()
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # its turn had come: give it back
+                self._running -= 1
+                self._serve()
+            raise
+        try:
+            return await self._run(bot, seen, seed)
+        finally:
+            self._running -= 1
+            self._serve()
+
+    def _serve(self) -> None:
+        """Give free processes to the waiting decisions, one owner after another."""
+        while self._running < self.processes and self._waiting:
+            owner = next(iter(self._waiting))
+            queue = self._waiting.pop(owner)
+            turn = queue.popleft()
+            if queue:
+                self._waiting[owner] = queue  # served: to the back of the line
+            if not turn.cancelled():
+                self._running += 1
+                turn.set_result(None)
+
+    async def _run(self, bot: Bot, seen: PlayerView, seed: int) -> Action:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
                 self.processes,
