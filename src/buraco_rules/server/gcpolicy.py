@@ -29,7 +29,7 @@ one starts. A small first threshold keeps each young collection short (a few mil
 2,000 tables), and a middle collection after every young one promotes what survives at once,
 so that no middle collection walks seconds' worth of survivors (measured in
 docs/performance.md: at 2,000 tables, 5,000 and 10 gave young pauses of 50 ms and middle ones
-of 130 ms, this policy 2 and 8 ms, with less collector time in all). What is promoted is only
+of 100-130 ms, this policy 3 and 10 ms, with less collector time in all). What is promoted is only
 walked again by a full collection, at most once per 50,000 middle ones (a few hours of a busy
 server) and only once a quarter of the old generation is new (Python's own rule): a pause of
 some hundreds of milliseconds at 2,000 tables, that rare. The cycles a server makes (a closed
