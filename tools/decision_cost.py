@@ -28,9 +28,10 @@ from a clone of one initial state); with ``--run``, it runs after each cycle's c
 ``--profile`` prints a cProfile of one fresh round instead.
 
 Run from the project root: ``python tools/decision_cost.py [--variant V ...] [--players N]
-[--games G] [--warmup W] [--rounds R] [--repeat K] [--seed S] [--json] [--profile]
-[--openspiel] [--run COMMAND ... [--cycles C]]``. With ``PYTHONPATH`` unset, the installed
-engine is measured (the compiled build, say); the build is printed with the figures.
+[--option NAME=VALUE ...] [--games G] [--warmup W] [--rounds R] [--repeat K] [--seed S] [--json]
+[--profile] [--openspiel] [--run COMMAND ... [--cycles C]]``; ``--option`` puts a house rule in
+force in every variant measured (``variants.with_options``). With ``PYTHONPATH`` unset, the
+installed engine is measured (the compiled build, say); the build is printed with the figures.
 """
 
 from __future__ import annotations
@@ -99,13 +100,27 @@ def fresh_rounds(seed: int, games: int, rounds: int) -> list[range]:
     return [range(seed + r * games, seed + (r + 1) * games) for r in range(rounds)]
 
 
+def rules_of(variant: str, options: list[str]) -> br.RuleSet:
+    """The preset ``variant`` with the house rules ``options`` (``NAME=VALUE`` each)."""
+    if not options:
+        return br.variants.get(variant)
+    return br.variants.with_options(variant, **dict(map(br.variants.parse_option, options)))
+
+
 def measure(
-    variant: str, players: int, games: int, warmup: int, rounds: int, repeat: int, seed: int
+    variant: str,
+    players: int,
+    games: int,
+    warmup: int,
+    rounds: int,
+    repeat: int,
+    seed: int,
+    options: list[str] | None = None,
 ) -> dict[str, object]:
     """Warm up on other deals, then CPU µs per decision on fresh deals (each round, and all of
     them: their CPU time over their decisions, the full collections they held included) and on
     the last round's deals replayed (the best of ``repeat``: the cache-hit figure)."""
-    rules = br.variants.get(variant)
+    rules = rules_of(variant, options or [])
     br.clear_caches()
     playouts(rules, players, range(WARMUP_SEEDS + seed, WARMUP_SEEDS + seed + warmup))
     fresh: list[float] = []
@@ -123,6 +138,7 @@ def measure(
     cache_hit = min(timed(rules, players, replayed)[0] for _ in range(repeat))
     return {
         "variant": variant,
+        "options": options or [],
         "players": players,
         "build": bench.build(),
         "fresh_decisions": decisions,
@@ -219,6 +235,9 @@ def main() -> None:
         help="time OpenSpiel's gin rummy instead, as the reference (needs the openspiel extra)",
     )
     parser.add_argument("--cycles", type=int, default=3, help="alternations of --run (default 3)")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE", help="a house rule"
+    )
     args = parser.parse_args()
     names = args.variant or ["italian", "buraco-fechado"]
     if args.openspiel and not args.run:
@@ -229,6 +248,7 @@ def main() -> None:
         return
     if args.run:
         forwarded = [a for name in names for a in ("--variant", name)]
+        forwarded += [a for option in args.option for a in ("--option", option)]
         for option in ("players", "games", "warmup", "rounds", "repeat", "seed"):
             forwarded += [f"--{option}", str(getattr(args, option))]
         alternate(args.run, args.cycles, forwarded, args.openspiel)
@@ -238,7 +258,14 @@ def main() -> None:
             profile(name, args.players, args.games, args.warmup, args.seed)
             continue
         figures = measure(
-            name, args.players, args.games, args.warmup, args.rounds, args.repeat, args.seed
+            name,
+            args.players,
+            args.games,
+            args.warmup,
+            args.rounds,
+            args.repeat,
+            args.seed,
+            args.option,
         )
         print(
             json.dumps(figures) if args.json else " ".join(f"{k}={v}" for k, v in figures.items())
