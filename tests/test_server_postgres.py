@@ -251,6 +251,16 @@ def workers_of(pid: int) -> set[int]:
     return found
 
 
+def two_workers(parent: int) -> set[int]:
+    """The two workers of ``parent``, once both are there (within 30 s)."""
+    deadline = time.monotonic() + 30
+    while len(workers_of(parent)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    found = workers_of(parent)
+    assert len(found) == 2
+    return found
+
+
 def test_workers_share_the_port_and_a_dead_one_is_replaced(pg_url: str, tmp_path: Path) -> None:
     import signal
 
@@ -259,11 +269,7 @@ def test_workers_share_the_port_and_a_dead_one_is_replaced(pg_url: str, tmp_path
     try:
         assert server.process is not None
         parent = server.process.pid
-        deadline = time.monotonic() + 30
-        while len(workers_of(parent)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        first = workers_of(parent)
-        assert len(first) == 2
+        first = two_workers(parent)
         victim = min(first)
         os.kill(victim, signal.SIGKILL)
         # One look at /proc per round: the victim lingers as a zombie until it is reaped, so two
@@ -510,11 +516,7 @@ def test_workers_of_a_parent_killed_outright_stop_and_free_the_port(
     server.start()
     assert server.process is not None
     parent = server.process.pid
-    deadline = time.monotonic() + 30
-    while len(workers_of(parent)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    workers = workers_of(parent)
-    assert len(workers) == 2
+    workers = two_workers(parent)
     server.kill()  # SIGKILL: the parent cannot tell its workers anything
     deadline = time.monotonic() + 30
     while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:

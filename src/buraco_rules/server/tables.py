@@ -463,28 +463,17 @@ class TableHub:
         table.stored = table.meta()
         # Counted before the commit, which yields: creations under way count toward the caps.
         self._count(table_id, client)
+        stored: dict[str, Any] = {
+            "client": client,
+            "turn_seconds": table.turn_seconds,
+            "meta": table.meta(),
+        }
         try:
             if self.shared is not None:  # the cluster's caps, counted in its transaction
-                await self.shared.create(
-                    table_id,
-                    start,
-                    rows,
-                    tokens,
-                    client=client,
-                    turn_seconds=table.turn_seconds,
-                    meta=table.meta(),
-                    limits=(self.max_tables, self.max_tables_per_client),
-                )
+                limits = (self.max_tables, self.max_tables_per_client)
+                await self.shared.create(table_id, start, rows, tokens, **stored, limits=limits)
             else:
-                await self.store.create(
-                    table_id,
-                    start,
-                    rows,
-                    tokens,
-                    client=client,
-                    turn_seconds=table.turn_seconds,
-                    meta=table.meta(),
-                )
+                await self.store.create(table_id, start, rows, tokens, **stored)
         except self.store.errors as error:
             self._uncount(table_id)
             cap = is_full(error)
