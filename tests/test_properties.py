@@ -396,15 +396,32 @@ def card_value(card: br.Card, values: br.CardValues) -> int:
     return values.eight_to_king if card % 13 + 1 >= br.Rank.EIGHT else values.three_to_seven
 
 
+def _no_gap_for_the_wildcard(meld: br.Meld) -> bool:
+    """From the cards alone: a set, or a run whose cards but one wildcard are consecutive ranks
+    (the ace low or high). Not where the wildcard is printed: a natural 2 of the run's suit at its
+    own place may stand at an end while the wildcard, an equal card, fills a gap inside."""
+    if meld.kind is br.MeldKind.SET:
+        return True
+    cards = list(meld.cards)
+    for i, card in enumerate(cards):
+        rest = cards[:i] + cards[i + 1 :]
+        if not card.is_wild or any(c.is_joker for c in rest):
+            continue
+        ranks = [c.rank.value for c in rest]
+        for ace in (1, 14):
+            placed = sorted(ace if r == 1 else r for r in ranks)
+            if placed == list(range(placed[0], placed[0] + len(placed))):
+                return True
+    return False
+
+
 def canasta_value(meld: br.Meld, bonuses: br.CanastaBonuses) -> int:
     size = len(meld.cards)
     if size < CANASTA:
         return 0
     if meld.wildcard is not None:
-        # R22: semi-clean when the wildcard floats at an end among 7+ naturals: laid last, or
-        # laid first where the run reaches the high ace (no end above it)
-        at_an_end = meld.wildcard in (meld.cards[0], meld.cards[-1])
-        if bonuses.semi_clean is not None and size > CANASTA and at_an_end:
+        # R22: semi-clean when the wildcard fills no gap among 7+ naturals
+        if bonuses.semi_clean is not None and size > CANASTA and _no_gap_for_the_wildcard(meld):
             return bonuses.semi_clean
         return bonuses.mixed
     kinds = [bonuses.clean]  # R18: the highest that applies
