@@ -25,6 +25,14 @@ with warnings.catch_warnings():  # starlette's note about httpx's successor
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
+def _sit_down(ws: Any, created: dict[str, Any], seat: int) -> dict[str, Any]:
+    """Join ``seat`` of the table ``created`` on ``ws``: its welcome."""
+    token = created["seats"][seat]["token"]
+    ws.send_json({"type": "join", "token": token, "table": created["table"]})
+    welcome: dict[str, Any] = ws.receive_json()
+    return welcome
+
+
 def _until(ws: Any, check: Any, limit: int = 400) -> dict[str, Any]:
     """The first view that passes ``check`` (bounded: a clock that never runs out fails)."""
     for _ in range(limit):
@@ -43,9 +51,7 @@ def test_a_seat_out_of_time_is_played_by_a_bot_until_its_person_moves(tmp_path: 
         alone = client.post("/api/tables", json={"seats": ["human", "greedy"]}).json()
         assert alone["turn_seconds"] is None  # one person and a bot: nobody waits
         with client.websocket_connect("/ws") as ws:
-            token = created["seats"][0]["token"]
-            ws.send_json({"type": "join", "token": token, "table": created["table"]})
-            welcome = ws.receive_json()
+            welcome = _sit_down(ws, created, 0)
             assert welcome["turn_seconds"] == 1 and welcome["log"] == []
             first = ws.receive_json()
             assert first["clock"]["seat"] == 0 and 0 <= first["clock"]["remaining"] <= 1
@@ -77,17 +83,13 @@ def test_an_away_seat_stays_away_across_a_restart(tmp_path: Path) -> None:
     with TestClient(create_app(db, bot_delay=600, rate=1000, turn_seconds=1)) as client:
         created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
         with client.websocket_connect("/ws") as ws:
-            token = created["seats"][0]["token"]
-            ws.send_json({"type": "join", "token": token, "table": created["table"]})
-            ws.receive_json()
+            _sit_down(ws, created, 0)
             # A bot is to play seat 0 (its clock ran out) but waits its long delay: restart.
             away = _until(ws, lambda v: v["seats"][0]["away"])
             assert away["clock"] is None and away["number"] == 0
     again = TestClient(create_app(db, bot_delay=0.05, rate=1000, turn_seconds=1))
     with again as client, client.websocket_connect("/ws") as ws:
-        token = created["seats"][1]["token"]
-        ws.send_json({"type": "join", "token": token, "table": created["table"]})
-        ws.receive_json()
+        _sit_down(ws, created, 1)
         first = ws.receive_json()
         assert first["seats"][0]["away"] is True  # still away after the restart
         # ...and its bot plays on, without a new clock to run out first.
@@ -100,9 +102,7 @@ def test_a_clock_that_ran_out_while_the_server_was_down_gives_a_grace(tmp_path: 
     app = create_app(db, bot_delay=600, rate=1000, turn_seconds=2)
     with TestClient(app) as client, client.websocket_connect("/ws") as ws:
         created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
-        token = created["seats"][1]["token"]
-        ws.send_json({"type": "join", "token": token, "table": created["table"]})
-        ws.receive_json()
+        _sit_down(ws, created, 1)
         assert ws.receive_json()["clock"]["seat"] == 0  # started: seat 0's time runs
         hub: TableHub = app.state.hub  # type: ignore[attr-defined]
         deadline = hub.tables[created["table"]].deadline
@@ -124,9 +124,7 @@ def test_the_clock_starts_when_the_first_person_sits_down_not_at_the_creation(
         created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
         time.sleep(1.5)  # longer than a turn, before anybody comes
         with client.websocket_connect("/ws") as ws:
-            token = created["seats"][1]["token"]
-            ws.send_json({"type": "join", "token": token, "table": created["table"]})
-            ws.receive_json()
+            _sit_down(ws, created, 1)
             first = ws.receive_json()
             assert first["clock"]["seat"] == 0 and not first["seats"][0]["away"]  # not run out
     store = TableStore(db)
@@ -148,9 +146,7 @@ def test_back_during_the_turn_that_ran_out_takes_effect_once_the_bot_has_played_
         created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
         table = app.state.hub.tables[created["table"]]  # type: ignore[attr-defined]
         with client.websocket_connect("/ws") as ws:
-            token = created["seats"][0]["token"]
-            ws.send_json({"type": "join", "token": token, "table": created["table"]})
-            ws.receive_json()
+            _sit_down(ws, created, 0)
             _until(ws, lambda v: v["seats"][0]["away"])
             ws.send_json({"type": "back"})
             back = _until(ws, lambda v: not v["seats"][0]["away"])
@@ -178,14 +174,11 @@ def test_an_away_seat_whose_page_is_opened_again_is_waited_for_at_its_next_turn(
     with TestClient(app) as client:
         created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
         table = app.state.hub.tables[created["table"]]  # type: ignore[attr-defined]
-        token = created["seats"][0]["token"]
         with client.websocket_connect("/ws") as ws:
-            ws.send_json({"type": "join", "token": token, "table": created["table"]})
-            ws.receive_json()
+            _sit_down(ws, created, 0)
             away = _until(ws, lambda v: v["seats"][0]["away"])
             assert away["number"] == 0  # the bot waits its (long) delay: no move yet
             assert table.returning == set()  # a page left open: no pause asked for
             with client.websocket_connect("/ws") as again:  # the page opened anew, while away
-                again.send_json({"type": "join", "token": token, "table": created["table"]})
-                again.receive_json()
+                _sit_down(again, created, 0)
                 assert table.returning == {0}  # the bot will wait for it at its turn
