@@ -260,22 +260,25 @@ def test_a_socket_that_never_joins_is_closed_at_the_join_timeout(server: ServerP
 
 
 @pytest.mark.parametrize(
-    ("headers", "code"),
+    ("headers", "code", "source"),
     [
-        ({"Origin": "http://evil.example"}, "foreign-origin"),
-        ({"Origin": "null"}, "foreign-origin"),  # a sandboxed frame, a file:// page
-        ({"Origin": "https://friend.example.evil.example"}, "foreign-origin"),
-        ({"Host": "evil.example"}, "foreign-host"),  # DNS rebinding: the browser sends its name
-        ({"Host": "game.example.evil.example:8000"}, "foreign-host"),
-        ({"Host": "evil.example", "Origin": "http://evil.example"}, "foreign-host"),
+        ({"Origin": "http://evil.example"}, "foreign-origin", "127.0.0.21"),
+        # a sandboxed frame, a file:// page
+        ({"Origin": "null"}, "foreign-origin", "127.0.0.22"),
+        ({"Origin": "https://friend.example.evil.example"}, "foreign-origin", "127.0.0.23"),
+        # DNS rebinding: the browser sends its name
+        ({"Host": "evil.example"}, "foreign-host", "127.0.0.24"),
+        ({"Host": "game.example.evil.example:8000"}, "foreign-host", "127.0.0.25"),
+        ({"Host": "evil.example", "Origin": "http://evil.example"}, "foreign-host", "127.0.0.26"),
     ],
 )
 def test_a_foreign_origin_or_host_is_refused_over_http_and_websocket(
-    server: ServerProcess, headers: dict[str, str], code: str
+    server: ServerProcess, headers: dict[str, str], code: str, source: str
 ) -> None:
+    # Each case from its own address: an address refused 20 times in a burst is barred (below).
     log = LogSince(server)
     for method, path in (("POST", "/api/tables"), ("GET", "/"), ("GET", "/api/health")):
-        status, document, _ = request(server, method, path, {}, headers, source="127.0.0.21")
+        status, document, _ = request(server, method, path, {}, headers, source=source)
         assert status == 403 and document["type"] == "error" and document["code"] == code
 
     async def handshake() -> Any:
@@ -290,6 +293,7 @@ def test_a_foreign_origin_or_host_is_refused_over_http_and_websocket(
                 origin=extra.pop("Origin", None),  # type: ignore[arg-type]
                 host="127.0.0.1",
                 port=server.port,
+                local_addr=(source, 0),
                 open_timeout=5,
             ):
                 pass
@@ -298,6 +302,53 @@ def test_a_foreign_origin_or_host_is_refused_over_http_and_websocket(
     response = asyncio.run(handshake())
     assert response.status_code == 403 and json.loads(response.body)["code"] == code
     assert len(log.lines()) == 4  # one line a refused request
+
+
+def test_an_address_refused_again_and_again_is_refused_unread(server: ServerProcess) -> None:
+    log = LogSince(server)
+    foreign = {"Origin": "http://evil.example"}
+    answers = [
+        request(server, "GET", "/", None, foreign, source="127.0.0.41")[1]["code"]
+        for _ in range(20)
+    ]
+    assert answers == ["foreign-origin"] * 20  # 20 refusals in a burst bar the address
+    # Barred, its next connections are answered a second later, unread, honest requests and
+    # WebSocket handshakes alike, for as long as it goes on; another address is served.
+    health = f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
+    for _ in range(2):
+        barred = [_connect(server.port, "127.0.0.41") for _ in range(3)]
+        for raw, data in zip(barred, (health, health, _handshake(server.port)), strict=True):
+            raw.sendall(data)
+        assert request(server, "GET", "/api/health", source="127.0.0.42")[0] == 200
+        for raw in barred:
+            with raw:
+                head, _, body = raw.recv(1000).partition(b"\r\n\r\n")
+                assert head.startswith(b"HTTP/1.1 429 ") and b"retry-after: 5" in head
+                assert json.loads(body)["code"] == "refused-for-now"
+    # One line says so; a connection refused unread writes none.
+    lines = log.lines()
+    assert sum("127.0.0.41 - barred: 20 refusals" in line for line in lines) == 1
+    assert sum("127.0.0.41:" in line for line in lines) == 20
+
+
+def test_a_barred_address_is_read_again_once_it_stops() -> None:
+    from buraco_rules.server.http_limits import _Addresses
+
+    now = [0.0]
+    addresses = _Addresses(64, (), bar_after=5, clock=lambda: now[0])
+    for _ in range(5):
+        assert not addresses.barred("192.0.2.1")
+        addresses.refused("192.0.2.1")
+    assert addresses.barred("192.0.2.1") and not addresses.barred("192.0.2.2")
+    for _ in range(30):  # refused twice a second while barred: barred all along
+        now[0] += 0.5
+        assert addresses.barred("192.0.2.1")
+        addresses.refused("192.0.2.1")
+    now[0] += 5.0  # it stops: its debt (a bucket at most) and one token are paid back
+    assert addresses.barred("192.0.2.1")
+    now[0] += 6.0
+    assert not addresses.barred("192.0.2.1")
+    assert not _Addresses(64, (), bar_after=0).barred("192.0.2.1")  # --bar-after 0: never
 
 
 @pytest.mark.parametrize(

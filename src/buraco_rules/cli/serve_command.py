@@ -161,6 +161,14 @@ def add_parser(commands: Any) -> None:
         help="...from one client address (an IPv6 /64); a --proxy is not counted (default 64)",
     )
     abuse.add_argument(
+        "--bar-after",
+        type=int,
+        default=20,
+        metavar="N",
+        help="refuse an address's connections unread once N of its requests were refused "
+        "(403, 413, 429) in a burst, one forgiven a second (default 20; 0: never)",
+    )
+    abuse.add_argument(
         "--proxy",
         action="append",
         default=[],
@@ -241,10 +249,11 @@ def run(args: argparse.Namespace) -> int:
     if (
         args.create_rate < 0
         or min(args.create_burst, args.max_connections, args.max_per_address) < 1
+        or args.bar_after < 0
     ):
         args.parser.error(
-            "--create-rate must be 0 or more, --create-burst, --max-connections and "
-            "--max-per-address above 0"
+            "--create-rate and --bar-after must be 0 or more, --create-burst, "
+            "--max-connections and --max-per-address above 0"
         )
     if not (args.join_timeout > 0 and args.request_timeout > 0):
         args.parser.error("--join-timeout and --request-timeout must be above 0")
@@ -327,6 +336,7 @@ def _uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
         per_address=args.max_per_address,
         # only the proxies the operator names carry many clients' connections
         trusted=args.proxy,
+        bar_after=args.bar_after,
     )
     return {
         "host": args.host,

@@ -152,6 +152,24 @@ class _Buckets:
         self.clock = clock
         self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
+    def left(self, key: str) -> float:
+        """The tokens ``key``'s bucket holds now (a full bucket for a key never seen)."""
+        entry = self.buckets.get(key)
+        if entry is None:
+            return float(self.burst)
+        tokens, then = entry
+        return min(float(self.burst), tokens + (self.clock() - then) * self.rate)
+
+    def spend(self, key: str, cost: float, floor: float) -> float:
+        """Spend ``cost`` tokens of ``key``'s bucket whether it holds them or not, down to
+        ``floor`` (a debt repaid at the same rate): the tokens left."""
+        tokens = max(floor, self.left(key) - cost)
+        self.buckets.pop(key, None)
+        self.buckets[key] = (tokens, self.clock())
+        while len(self.buckets) > self.size:
+            self.buckets.popitem(last=False)
+        return tokens
+
     def take(self, key: str, cost: int) -> float:
         """Spend ``cost`` tokens of ``key``'s bucket: 0 if it had them, else the seconds until
         it will (and nothing is spent)."""
@@ -249,6 +267,9 @@ class CreationLimit:
                         (b"content-type", b"application/json"),
                         (b"content-length", str(len(payload)).encode()),
                         (b"retry-after", str(seconds).encode()),
+                        # a refused client opens a new connection to try again, which the
+                        # transport can refuse unread if this address keeps being refused
+                        (b"connection", b"close"),
                     ],
                 }
             )

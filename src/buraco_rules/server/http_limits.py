@@ -12,6 +12,16 @@ what they lack for a server facing strangers.
   stranger can take every place. Connections from a proxy the operator names (``serve
   --proxy``, Uvicorn's ``forwarded_allow_ips``) carry many clients and are not counted; no other
   address is exempt, loopback included, and no forwarded header is read here.
+- **Refused unread.** Refusing a request costs the server its parsing and routing (about half a
+  millisecond), so a stranger who repeats a refused request as fast as it can (a creation flood,
+  another site's page) took a whole core and made every table wait. Each refusal an address
+  earns (403, 413 or 429, over HTTP or as a WebSocket handshake's answer) spends a token of its
+  bucket (``bar_after`` tokens, one back a second); while the bucket is empty, the address's
+  new connections are answered ``429 refused-for-now`` a second later and closed, unread (at
+  once beyond the address's connection cap). Those answers spend tokens too, down to a debt of
+  a full bucket, so an address stays barred while it goes on, and is read again at most
+  ``2 * bar_after`` seconds after it stops. The refusals close their connections, so a flood
+  costs the server an accept and a write a connection.
 - **Bounded headers.** The h11 parser keeps at most ``h11_max_incomplete_event_size`` bytes of
   unfinished headers (the httptools parser keeps them without bound); that bounds only headers
   still arriving, so every whole request's line and headers are also measured
@@ -37,7 +47,8 @@ import ipaddress
 import json
 import logging
 import random
-from collections import Counter
+import time
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final
 
@@ -45,7 +56,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from .guard import client_key
+from .guard import MAX_ADDRESSES, _Buckets, client_key
 
 __all__ = [
     "MAX_HEADER_BYTES",
@@ -73,6 +84,16 @@ _BUSY: Final = _refusal(b"503 Service Unavailable", "busy", "the server holds it
 _CROWDED: Final = _refusal(
     b"429 Too Many Requests", "too-many-connections", "this address holds its most connections"
 )
+_BARRED: Final = _refusal(
+    b"429 Too Many Requests", "refused-for-now", "this address was refused too often just now"
+)
+
+_STRIKING_STATUSES: Final = frozenset({403, 413, 429})
+"""The answers that spend a token of the client address's refusal bucket: a client's own fault
+that a flood repeats (another site's page, too many creations or connections, a body too big)."""
+
+_BARRED_WAIT: Final = 1.0  # seconds a barred address's connection waits for its refusal
+_BAR_LOG_EVERY: Final = 60.0  # seconds between two log lines for one barred address
 
 
 def _peer(transport: asyncio.BaseTransport) -> str:
@@ -83,9 +104,18 @@ def _peer(transport: asyncio.BaseTransport) -> str:
 class _Addresses:
     """Open connections by client address (its /64 for IPv6), but for trusted proxies."""
 
-    def __init__(self, limit: int, trusted: Sequence[str] | str) -> None:
+    def __init__(
+        self,
+        limit: int,
+        trusted: Sequence[str] | str,
+        bar_after: int = 20,
+        clock: Any = time.monotonic,
+    ) -> None:
         self.limit = limit
         self.open: Counter[str] = Counter()
+        self.clock = clock
+        self.refusals = _Buckets(60.0, bar_after, MAX_ADDRESSES, clock) if bar_after > 0 else None
+        self.logged: OrderedDict[str, float] = OrderedDict()  # when each bar was last logged
         names = trusted.split(",") if isinstance(trusted, str) else list(trusted)
         self.everyone_trusted = any(n.strip() == "*" for n in names)
         self.trusted = []
@@ -107,6 +137,33 @@ class _Addresses:
         if any(address in network for network in self.trusted):
             return None
         return client_key({"client": peer})
+
+    def barred(self, key: str) -> bool:
+        """Whether ``key`` was refused so often just now that its connections go unread."""
+        return self.refusals is not None and self.refusals.left(key) < 1.0
+
+    def refused(self, key: str) -> None:
+        """Count one refusal against ``key``, a barred address's too (down to a debt of a full
+        bucket): an address stays barred while it is refused about once a second, and is read
+        again a bucket's seconds at most after it stops. The first that bars it is logged (once
+        a minute at most, however long the flood)."""
+        if self.refusals is None:
+            return
+        burst = self.refusals.burst
+        if self.refusals.spend(key, 1.0, -float(burst)) >= 1.0:
+            return
+        now = self.clock()
+        last = self.logged.pop(key, None)
+        if last is None or now - last >= _BAR_LOG_EVERY:
+            log.warning(
+                "%s - barred: %d refusals; its connections are refused unread for now",
+                key,
+                burst,
+            )
+            last = now
+        self.logged[key] = last  # the most recently barred last, the first forgotten
+        while len(self.logged) > MAX_ADDRESSES:
+            self.logged.popitem(last=False)
 
     def enter(self, key: str) -> bool:
         if self.open[key] >= self.limit:
@@ -131,7 +188,20 @@ def _header_bytes(event: h11.Request) -> int:
 class _HeaderBound(h11.Connection):
     """An h11 connection that refuses a request whose line and headers exceed
     ``MAX_HEADER_BYTES`` in all, as h11 refuses unfinished headers beyond its bound: Uvicorn
-    answers the protocol error 400 and closes the connection, with its one log line."""
+    answers the protocol error 400 and closes the connection, with its one log line. Each
+    answer in the striking statuses (403, 413, 429) it sends is reported to ``on_refusal``."""
+
+    on_refusal: Any = None  # called with no argument for each refusal sent, when set
+
+    def send_with_data_passthrough(self, event: h11.Event) -> list[bytes] | None:
+        """The bytes of ``event`` (what ``send`` returns, in pieces), a refusal reported first."""
+        if (
+            self.on_refusal is not None
+            and isinstance(event, h11.Response)
+            and event.status_code in _STRIKING_STATUSES
+        ):
+            self.on_refusal()
+        return super().send_with_data_passthrough(event)
 
     def next_event(self) -> Any:
         """The next event, a request over the bound raised as the client's protocol error."""
@@ -152,11 +222,13 @@ class LimitedH11Protocol(H11Protocol):
     _timer: asyncio.TimerHandle | None = None
     _refused = False
     _counted: str | None = None  # the address this connection counts against, until it ends
+    _held: str | None = None  # the barred address whose refused connection waits its answer
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         bound = self.config.h11_max_incomplete_event_size
-        self.conn = _HeaderBound(h11.SERVER, MAX_HEADER_BYTES if bound is None else bound)
+        self._bound = _HeaderBound(h11.SERVER, MAX_HEADER_BYTES if bound is None else bound)
+        self.conn = self._bound
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Refuse the connection beyond the caps; else start its request's clock."""
@@ -167,9 +239,24 @@ class LimitedH11Protocol(H11Protocol):
                 "%s - refused: %d connections open", _peer(transport), len(self.connections)
             )
         elif self.addresses is not None and (key := self.addresses.key(transport)) is not None:
+            if self.addresses.barred(key):  # logged once, when the address was barred
+                self._refused = True
+                self.transport = transport
+                if self.addresses.enter(key):
+                    # Held a second before the answer, unread: a client that repeats at once
+                    # what was refused waits, instead of costing the server a connection each
+                    # turn (an address holds as many such connections as it may have open).
+                    self._held = key
+                    transport.pause_reading()
+                    self.loop.call_later(_BARRED_WAIT, self._refuse_barred, key)
+                else:
+                    self._refuse_barred(key)
+                return
             if self.addresses.enter(key):
                 self._counted = key
+                self._bound.on_refusal = lambda: self._refused_by_app(key)
             else:
+                self.addresses.refused(key)
                 refusal = _CROWDED
                 log.warning(
                     "%s - refused: %d connections open from %s",
@@ -180,15 +267,31 @@ class LimitedH11Protocol(H11Protocol):
         if refusal is not None:
             self._refused = True
             self.transport = transport
-            transport.write(refusal)
-            transport.close()
+            self._refuse(refusal)
             return
         super().connection_made(transport)
         self._arm()
 
+    def _refuse(self, answer: bytes) -> None:
+        if not self.transport.is_closing():
+            self.transport.write(answer)
+            self.transport.close()
+
+    def _refuse_barred(self, key: str) -> None:
+        self._refuse(_BARRED)
+        if self.addresses is not None:
+            self.addresses.refused(key)  # a barred address that goes on stays barred
+
+    def _refused_by_app(self, key: str) -> None:
+        if self.addresses is not None:
+            self.addresses.refused(key)
+
     def connection_lost(self, exc: Exception | None) -> None:
         """Stop the clock, and count the connection no more."""
         if self._refused:
+            if self.addresses is not None:
+                self.addresses.leave(self._held)
+                self._held = None
             return
         self._disarm()
         if self.addresses is not None:
@@ -258,8 +361,11 @@ class QuickCloseWebSocketProtocol(WebSocketsSansIOProtocol):
         """The client address the connection counts against (set by the HTTP protocol)."""
 
     def connection_lost(self, exc: Exception | None) -> None:
-        """Count the connection no more."""
+        """Count the connection no more, and its handshake's refusal if it was refused."""
         if self.addresses is not None:
+            refusal = self.initial_response
+            if refusal is not None and refusal[0] in _STRIKING_STATUSES and self.counted:
+                self.addresses.refused(self.counted)
             self.addresses.leave(self.counted)
             self.counted = None
         super().connection_lost(exc)
@@ -283,11 +389,14 @@ def limited_protocols(
     per_address: int,
     trusted: Sequence[str] | str = (),
     close_grace: float = 1.0,
+    bar_after: int = 20,
 ) -> tuple[type[LimitedH11Protocol], type[QuickCloseWebSocketProtocol]]:
     """The HTTP and WebSocket protocol classes to give ``uvicorn.run(http=..., ws=...)``, for
     one server: ``trusted`` are the proxies' addresses (Uvicorn's ``forwarded_allow_ips``; none
-    by default, so that every client address is counted, loopback's too)."""
-    addresses = _Addresses(per_address, trusted)
+    by default, so that every client address is counted, loopback's too); an address refused
+    ``bar_after`` times in a burst (one forgiven a second) has its connections refused unread
+    while it goes on (0: never)."""
+    addresses = _Addresses(per_address, trusted, bar_after)
     http = type(
         "LimitedH11Protocol",
         (LimitedH11Protocol,),
