@@ -18,7 +18,7 @@ from ..core.rules import DECK_SIZE, RuleSet
 from ..engine.scoring import score
 from ..engine.state import GameState
 from ..play.face import apply
-from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
+from .encoding import NUM_TOKENS, _tree, is_complete, token_to_string
 from .observation import _points
 
 _FACES: Final = all_cards()
@@ -125,7 +125,9 @@ class Position:
         """The tokens the seat to act may spell next (none once over)."""
         found = self._legal
         if found is None:
-            found = () if self.truncated else legal_tokens(self.engine, self.pending)
+            # The token tree directly (``legal_tokens`` less its checks: the pending tokens
+            # were checked as they were stepped).
+            found = () if self.truncated else (_tree(self.engine).after(self.pending) or ())
             object.__setattr__(self, "_legal", found)  # a memo: the position stays as it was
         return found
 
@@ -139,7 +141,7 @@ class Position:
         tokens = (*self.pending, int(token))
         if not is_complete(tokens):
             return Position(self.engine, tokens, self.turns, self.truncated)
-        return self.play(tokens_to_action(tokens), max_turns)
+        return self.play(_tree(self.engine).action(tokens), max_turns)
 
     def play(self, action: Action, max_turns: int) -> Position:
         """The position after a whole ``action`` (none may be pending); a turn ends when the seat
