@@ -379,7 +379,15 @@ def _clear_caches() -> None:
     """Empty the encoder's caches (blocks kept by the identity of a hand, a pile, a team's melds
     or a rule set; meld numbers; public points): for a benchmark that must start cold. No
     observation changes, only the time the next ones take."""
-    for cache in (_hand_seen, _pile_seen, _own_seen, _other_seen, _rules_seen, _points_seen):
+    for cache in (
+        _hand_seen,
+        _pile_seen,
+        _own_seen,
+        _other_seen,
+        _rules_seen,
+        _points_seen,
+        _meld_points_seen,
+    ):
         cache.clear()
     _meld_vector.cache_clear()
 
@@ -402,10 +410,27 @@ def _points(melds: tuple[Meld, ...], rules: RuleSet) -> int:
     entry = _points_seen.get(id(melds))
     if entry is not None and entry[0] is melds and entry[1] is rules:
         return entry[2]
-    points = sum(table_points(melds, rules))
+    points = sum([_meld_points(meld, rules) for meld in melds])
     if len(_points_seen) >= _POINTS_CACHE_SIZE:
         _points_seen.clear()
     _points_seen[id(melds)] = (melds, rules, points)
+    return points
+
+
+_MELD_POINTS_CACHE_SIZE: Final = 1024
+_meld_points_seen: dict[int, tuple[Meld, RuleSet, int]] = {}
+
+
+def _meld_points(meld: Meld, rules: RuleSet) -> int:
+    """The points on the table of one meld (``table_points`` of it alone), kept by the identity
+    of the meld: when a team's melds change, most of its melds are the same objects as before."""
+    entry = _meld_points_seen.get(id(meld))
+    if entry is not None and entry[0] is meld and entry[1] is rules:
+        return entry[2]
+    points = sum(table_points((meld,), rules))
+    if len(_meld_points_seen) >= _MELD_POINTS_CACHE_SIZE:
+        _meld_points_seen.clear()
+    _meld_points_seen[id(meld)] = (meld, rules, points)
     return points
 
 
