@@ -310,8 +310,9 @@ def _team_block(melds: tuple[Meld, ...], slots: int) -> npt.NDArray[np.float32]:
     """One team's first ``slots`` melds, :data:`MELD_FEATURES` numbers each, then the counts of
     all its melded cards ÷ copies (53)."""
     block = np.zeros(slots * MELD_FEATURES + 53, dtype=np.float32)
-    for slot, meld in enumerate(melds[:slots]):
-        block[slot * MELD_FEATURES : (slot + 1) * MELD_FEATURES] = _meld_vector(meld)
+    shown = melds[:slots]
+    if shown:  # one copy of the kept meld vectors, not one slice assignment a meld
+        block[: len(shown) * MELD_FEATURES] = np.concatenate([_meld_vector(m) for m in shown])
     block[-53:] = _counts([c for meld in melds for c in meld.cards]) * _INVERSE_COPIES
     return block
 
