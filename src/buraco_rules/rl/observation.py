@@ -154,9 +154,7 @@ _S = {name: field.start for name, field in LAYOUT.items()}
 _PHASE: Final = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.OVER: 2}
 _HAND: Final = LAYOUT["hand"].slice
 _PILE_AND_TOP: Final = slice(LAYOUT["discard_pile"].start, LAYOUT["discard_top"].stop)
-_TABLE: Final = LAYOUT["table_cards"].slice
-_OWN: Final = LAYOUT["own_melds"].slice
-_OTHER: Final = LAYOUT["other_melds"].slice
+_TABLE_AND_MELDS: Final = slice(LAYOUT["table_cards"].start, LAYOUT["other_melds"].stop)
 _SCALARS: Final = slice(LAYOUT["more_melds"].start, LAYOUT["rules"].stop)
 """The fields from ``more_melds`` to ``rules``, contiguous: written at once (:func:`_scalars`)."""
 _PREFIX: Final = LAYOUT["prefix"].slice
@@ -235,11 +233,7 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     out = np.empty(OBSERVATION_SIZE, dtype=np.float32)
     out[_HAND] = _shared(view.hand, _hand_seen, _scaled_counts)
     out[_PILE_AND_TOP] = _shared(view.discard_pile, _pile_seen, _pile_and_top)
-    own = _shared(mine, _own_seen, _own_block)
-    other = _shared(theirs, _other_seen, _other_block)
-    np.add(own[-53:], other[-53:], out=out[_TABLE])
-    out[_OWN] = own[:-53]
-    out[_OTHER] = other[:-53]
+    out[_TABLE_AND_MELDS] = _table_and_melds(mine, theirs)
     out[_SCALARS] = _scalars(view, me, my_team, mine, theirs)
     out[_PREFIX] = 0.0
     if tokens:
@@ -367,6 +361,26 @@ def _shared(
     return built
 
 
+_tables_seen: dict[tuple[int, int], tuple[object, object, npt.NDArray[np.float32]]] = {}
+
+
+def _table_and_melds(mine: tuple[Meld, ...], theirs: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
+    """The ``table_cards``, ``own_melds`` and ``other_melds`` fields (contiguous), kept by the
+    identities of the two teams' melds (held by the entry); never written to."""
+    key = (id(mine), id(theirs))
+    entry = _tables_seen.get(key)
+    if entry is not None and entry[0] is mine and entry[1] is theirs:
+        return entry[2]
+    own = _shared(mine, _own_seen, _own_block)
+    other = _shared(theirs, _other_seen, _other_block)
+    built = np.concatenate((own[-53:] + other[-53:], own[:-53], other[:-53]))
+    built.flags.writeable = False
+    if len(_tables_seen) >= _SHARED_CACHE_SIZE:
+        _tables_seen.clear()
+    _tables_seen[key] = (mine, theirs, built)
+    return built
+
+
 def _pile_and_top(pile: Sequence[int]) -> npt.NDArray[np.float32]:
     """The ``discard_pile`` and ``discard_top`` fields of the visible pile (top card last)."""
     block = np.zeros(2 * 53, dtype=np.float32)
@@ -386,6 +400,7 @@ def _clear_caches() -> None:
         _own_seen,
         _other_seen,
         _rules_seen,
+        _tables_seen,
         _points_seen,
         _meld_points_seen,
     ):
