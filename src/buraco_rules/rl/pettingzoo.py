@@ -323,6 +323,10 @@ class _InOrder(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         self._raw = env._raw
         super().__init__(env)
 
+    def __str__(self) -> str:
+        """The environment's name, as PettingZoo's own wrapper gives it."""
+        return str(self.env)
+
 
 for _name in _READ_THROUGH:
     setattr(_IllegalTokenEnds, _name, _read_through(_name))
