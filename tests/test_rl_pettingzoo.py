@@ -408,3 +408,24 @@ def test_one_mask_type_int8_in_info_action_masks_observations_and_policies() -> 
 
     PolicyBot(lowest).choose(br.view(single.engine_state, 0), random.Random(0))
     assert seen == [np.int8]
+
+
+def test_the_wrappers_read_the_loop_attributes_from_the_env_and_enforce_order() -> None:
+    """``env()`` is still PettingZoo's wrappers (order enforced, illegal tokens end the hand), the
+    attributes a loop reads every step read from the unwrapped env itself."""
+    from pettingzoo.utils import wrappers
+
+    table = env(variant="italian", players=2)
+    assert isinstance(table, wrappers.OrderEnforcingWrapper)
+    assert isinstance(table.env, wrappers.TerminateIllegalWrapper)
+    assert str(table) == "buraco_v0"
+    with pytest.raises(AttributeError, match="before reset"):
+        table.agent_selection  # noqa: B018
+    table.reset(seed=1)
+    raw = table.unwrapped
+    for name in ("agent_selection", "agents", "terminations", "truncations", "infos", "rewards"):
+        assert getattr(table, name) is getattr(raw, name)
+        assert getattr(table.env, name) is getattr(raw, name)
+    assert table._cumulative_rewards is raw._cumulative_rewards
+    table.step(NUM_TOKENS - 1)  # no legal token here: the wrapper ends the hand
+    assert all(raw.terminations.values()) and table.terminations is raw.terminations

@@ -30,6 +30,8 @@ import pyspiel
 
 import buraco_rules as br
 from buraco_rules import variants
+from buraco_rules.rl import encoding as rl_encoding
+from buraco_rules.rl import observation as rl_observation
 from buraco_rules.rl import openspiel
 from buraco_rules.rl._position import Position
 from buraco_rules.rl.encoding import action_to_tokens, legal_tokens
@@ -42,6 +44,18 @@ clock = time.process_time
 
 Hand = tuple[int, list[br.Action]]
 """The seed ``env.reset`` deals a hand from, and the actions played."""
+
+
+def clear_caches() -> None:
+    """Empty the engine's memo caches and the RL adapters' own (the token trees, the encoder's
+    blocks), whichever this version of the code has: every row starts cold."""
+    br.clear_caches()
+    for module in (rl_encoding, rl_observation):
+        for name, value in vars(module).items():
+            if isinstance(value, dict) and (name.endswith("_seen") or name == "_trees"):
+                value.clear()
+            elif callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
 
 
 def deal_of(rules: br.RuleSet, players: int, seed: int) -> br.GameState:
@@ -85,17 +99,27 @@ def token_row(rules: br.RuleSet, players: int, hands: list[Hand]) -> float:
     return clock() - start
 
 
-def openspiel_row(rules: br.RuleSet, players: int, hands: list[Hand], observe: bool) -> float:
+def openspiel_row(
+    rules: br.RuleSet, players: int, hands: list[Hand], observe: bool, observer: bool = False
+) -> float:
+    """``legal_actions`` + ``apply_action`` per token; with ``observe``, the acting seat's
+    observation first: ``observation_tensor`` (a list from pyspiel), or with ``observer`` the
+    game's observer (``set_from``, then its ``tensor``, a numpy array, as
+    ``open_spiel.python.observation.make_observation`` reads a Python game)."""
     game = pyspiel.load_game(
         openspiel.GAME_NAME, {"variant": rules.name, "players": players, "max_turns": 10_000}
     )
+    seer = game.make_py_observer()
     elapsed = 0.0
     for seed, actions in hands:
         state = openspiel.from_engine_state(game, deal_of(rules, players, seed))
         spelt = [t for a in actions for t in action_to_tokens(a)]
         start = clock()
         for token in spelt:
-            if observe:
+            if observer:
+                seer.set_from(state, state.current_player())
+                seer.tensor.sum()  # read it, as a learner would
+            elif observe:
                 state.observation_tensor(state.current_player())
             state.legal_actions()
             state.apply_action(token)
@@ -272,7 +296,7 @@ def real_opponent_rows(rules: br.RuleSet, players: int, hands: int) -> None:
     print("|---|---|---|---|---|---|---|")
     order = [(1, True), (1, False), (2, False), (2, True)]
     for run, (deals, skip) in enumerate(order):
-        br.clear_caches()
+        clear_caches()
         elapsed, steps, turns = real_opponent_run(rules, players, hands, skip, 100_000 * deals)
         print(
             f"| {run + 1} | round {deals} | {skip} | {steps} | {elapsed / steps * 1e6:.0f} "
@@ -314,6 +338,11 @@ def main() -> None:
         ("token code on the engine", lambda: (token_row(rules, n, hands), tokens), 0),
         ("OpenSpiel python_buraco", lambda: (openspiel_row(rules, n, hands, False), tokens), 0),
         (
+            "OpenSpiel, with its observer (set_from)",
+            lambda: (openspiel_row(rules, n, hands, True, observer=True), tokens),
+            0,
+        ),
+        (
             "OpenSpiel, with observation_tensor",
             lambda: (openspiel_row(rules, n, hands, True), tokens),
             0,
@@ -333,19 +362,27 @@ def main() -> None:
         f"{tokens} tokens ({tokens / decisions:.2f} a decision); CPU time. The Gymnasium rows "
         f"play {gym_decisions} decisions (its own deals), the other seats replayed by a bot.\n"
     )
-    print("| loop | steps | µs a step | µs a hand decision | steps/s ÷ engine decisions/s |")
-    print("|---|---|---|---|---|")
+    print(
+        "| loop | steps | µs a step | µs a hand decision | steps/s ÷ engine decisions/s "
+        "| hand decisions/s ÷ engine's |"
+    )
+    print("|---|---|---|---|---|---|")
     engine_rate = 0.0
+    engine_per_decision = 0.0
     for name, run, gym in rows:
-        br.clear_caches()  # every row starts cold, as the hands were new
+        clear_caches()  # every row starts cold, as the hands were new
         elapsed, steps = run()
         engine_rate = engine_rate or steps / elapsed
         per_decision = elapsed / (gym_decisions if gym else decisions) * 1e6
+        engine_per_decision = engine_per_decision or per_decision
         ratio = steps / elapsed / engine_rate
         print(
-            f"| {name} | {steps} | {elapsed / steps * 1e6:.0f} | {per_decision:.0f} | {ratio:.2f} |"
+            f"| {name} | {steps} | {elapsed / steps * 1e6:.0f} | {per_decision:.0f} | {ratio:.2f} "
+            f"| {engine_per_decision / per_decision:.2f} |"
         )
-    print(f"| RLCard gin rummy (for comparison, a step) | — | {RLCARD_GIN_RUMMY_US:.0f} | — | — |")
+    print(
+        f"| RLCard gin rummy (for comparison, a step) | — | {RLCARD_GIN_RUMMY_US:.0f} | — | — | — |"
+    )
     real_opponent_rows(rules, n, args.hands)
 
 

@@ -18,7 +18,8 @@ from ..core.rules import DECK_SIZE, RuleSet
 from ..engine.scoring import score
 from ..engine.state import GameState
 from ..play.face import apply
-from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
+from .encoding import NUM_TOKENS, _Tree, is_complete, token_to_string
+from .encoding import _tree as tree_of
 from .observation import _points
 
 _FACES: Final = all_cards()
@@ -121,11 +122,25 @@ class Position:
     _legal: tuple[int, ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
     """``legal()`` once asked (an adapter asks for the mask, then checks the token played)."""
 
+    _tree: _Tree | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    """The token tree of the engine state once asked: handed on to the positions that spell the
+    rest of the action (the same engine state), so they skip the trees' shared cache."""
+
+    def tree(self) -> _Tree:
+        """The token tree of the engine state's legal actions."""
+        found = self._tree
+        if found is None:
+            found = tree_of(self.engine)
+            object.__setattr__(self, "_tree", found)  # a memo: the position stays as it was
+        return found
+
     def legal(self) -> tuple[int, ...]:
         """The tokens the seat to act may spell next (none once over)."""
         found = self._legal
         if found is None:
-            found = () if self.truncated else legal_tokens(self.engine, self.pending)
+            # The token tree directly (``legal_tokens`` less its checks: the pending tokens
+            # were checked as they were stepped).
+            found = () if self.truncated else (self.tree().after(self.pending) or ())
             object.__setattr__(self, "_legal", found)  # a memo: the position stays as it was
         return found
 
@@ -138,8 +153,10 @@ class Position:
             )
         tokens = (*self.pending, int(token))
         if not is_complete(tokens):
-            return Position(self.engine, tokens, self.turns, self.truncated)
-        return self.play(tokens_to_action(tokens), max_turns)
+            spelling = Position(self.engine, tokens, self.turns, self.truncated)
+            object.__setattr__(spelling, "_tree", self._tree)  # the same engine state
+            return spelling
+        return self.play(self.tree().action(tokens), max_turns)
 
     def play(self, action: Action, max_turns: int) -> Position:
         """The position after a whole ``action`` (none may be pending); a turn ends when the seat

@@ -316,12 +316,12 @@ class _Tree:
     """The token sequences of one state's legal actions, and the tokens that follow each prefix
     asked about (worked out on demand: a policy walks one path, not the whole tree)."""
 
-    __slots__ = ("following", "sequences")
+    __slots__ = ("actions", "following", "sequences")
 
     def __init__(self, state: GameState) -> None:
-        self.sequences: tuple[tuple[int, ...], ...] = tuple(
-            [_tokens_of(a) for a in legal_actions(state)]
-        )
+        self.actions = legal_actions(state)
+        """The legal actions, the very objects the engine listed."""
+        self.sequences: tuple[tuple[int, ...], ...] = tuple([_tokens_of(a) for a in self.actions])
         """Every legal action's tokens, in ``legal_actions`` order."""
         self.following: dict[tuple[int, ...], tuple[tuple[int, ...], list[tuple[int, ...]]]] = {}
         """By prefix: the sorted tokens that extend it, and the sequences that start with it."""
@@ -346,6 +346,12 @@ class _Tree:
         nexts = tuple(sorted({s[k] for s in candidates if len(s) > k}))
         self.following[prefix] = (nexts, candidates)
         return nexts
+
+    def action(self, tokens: tuple[int, ...]) -> Action:
+        """The listed action that the legal sequence ``tokens`` spells: the engine's own object,
+        which ``apply`` finds by identity (an equal new one it would look for by value). The
+        search compares tuples in C, and only those of the same length."""
+        return self.actions[self.sequences.index(tokens)]
 
 
 @lru_cache(maxsize=1 << 15)

@@ -153,11 +153,11 @@ _PREFIX_SCALE: Final = np.concatenate(
 _S = {name: field.start for name, field in LAYOUT.items()}
 _PHASE: Final = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.OVER: 2}
 _HAND: Final = LAYOUT["hand"].slice
-_PILE: Final = LAYOUT["discard_pile"].slice
-_TABLE: Final = LAYOUT["table_cards"].slice
-_OWN: Final = LAYOUT["own_melds"].slice
-_OTHER: Final = LAYOUT["other_melds"].slice
-_RULES: Final = LAYOUT["rules"].slice
+_PILE_AND_TOP: Final = slice(LAYOUT["discard_pile"].start, LAYOUT["discard_top"].stop)
+_TABLE_AND_MELDS: Final = slice(LAYOUT["table_cards"].start, LAYOUT["other_melds"].stop)
+_SCALARS: Final = slice(LAYOUT["more_melds"].start, LAYOUT["rules"].stop)
+"""The fields from ``more_melds`` to ``rules``, contiguous: written at once (:func:`_scalars`)."""
+_PREFIX: Final = LAYOUT["prefix"].slice
 _T = TypeVar("_T")
 _JOKER_ID: Final = int(JOKER)
 
@@ -165,7 +165,8 @@ _JOKER_ID: Final = int(JOKER)
 def _counts(cards: Sequence[int], size: int = 53) -> npt.NDArray[np.float32]:
     if not cards:
         return np.zeros(size, dtype=np.float32)
-    return np.bincount(np.asarray(cards, dtype=np.intp), minlength=size).astype(np.float32)
+    ids = np.fromiter(cards, dtype=np.intp, count=len(cards))
+    return np.bincount(ids, minlength=size).astype(np.float32)
 
 
 @lru_cache(maxsize=1 << 13)
@@ -222,59 +223,77 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     if not isinstance(view, PlayerView):
         raise TypeError(f"encode needs a PlayerView, not {type(view).__name__}")
     tokens = () if type(prefix) is tuple and not prefix else _as_tokens(prefix, "prefix")
-    out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-    players = view.players
     me = view.seat
     my_team = TEAM[me]
-    rules = view.rules
-
-    # The parts that are tuples shared from state to state (a hand, the pile, a team's melds)
-    # are encoded once per tuple (_shared): an RL loop sees each many times.
-    out[_HAND] = _shared(view.hand, _scaled_counts)
-    out[_PILE] = _shared(view.discard_pile, _scaled_counts)
-    top = view.top_of_discard_pile
-    if top is not None:
-        out[_S["discard_top"] + top] = 1.0
     melds = view.melds
     mine, theirs = melds[my_team], melds[1 - my_team]
-    own = _shared(mine, _own_block)
-    other = _shared(theirs, _other_block)
-    out[_OWN] = own[:-53]
-    out[_OTHER] = other[:-53]
-    out[_TABLE] = own[-53:]
-    out[_TABLE] += other[-53:]
-    out[_S["more_melds"]] = max(0, len(mine) - OWN_SLOTS) / NUM_SLOTS
-    out[_S["more_melds"] + 1] = max(0, len(theirs) - OTHER_SLOTS) / NUM_SLOTS
-    at = _S["hand_sizes"]
-    for seat, size in enumerate(view.hand_sizes):
-        out[at + (seat - me) % players] = size / DECK_SIZE
-    out[_S["stock_size"]] = view.stock_size / DECK_SIZE
-    out[_S["discard_pile_size"]] = view.discard_pile_size / DECK_SIZE
-    became_stock = view.extra_pile_became_stock
-    for relative in (0, 1):
-        team = my_team ^ relative  # relative 0 is the observer's team, 1 the other
-        extra = view.extra_pile_sizes[team]
-        base = _S["extra_piles"] + 4 * relative
-        out[base] = extra is not None
-        out[base + 1] = view.extra_pile_taken[team]
-        out[base + 2] = became_stock[team]
-        out[base + 3] = view.untouched_extra_pile[team] is not None
-        if extra is not None:
-            out[_S["extra_pile_sizes"] + relative] = extra / DECK_SIZE
-    out[_S["phase"] + _PHASE[view.phase]] = 1.0
-    out[_S["to_act"] + (view.current_player - me) % players] = 1.0
-    out[_S["taken_single_card"]] = view.taken_single_card is not None
-    if view.went_out is not None:
-        out[_S["went_out"] + (view.went_out ^ my_team)] = 1.0
-    p = _points(mine, rules)
-    out[_S["public_points"]] = p / (p + POINTS_SCALE)
-    p = _points(theirs, rules)
-    out[_S["public_points"] + 1] = p / (p + POINTS_SCALE)
-    out[_S["players"] + (0 if players == 2 else 1)] = 1.0
-    out[_RULES] = _shared(rules, _rule_flags)
+    # Every slice is written (no zero-filled allocation to overwrite). The parts that are tuples
+    # shared from state to state (a hand, the pile, a team's melds) are encoded once per tuple
+    # (_shared): an RL loop sees each many times.
+    out = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    out[_HAND] = _shared(view.hand, _hand_seen, _scaled_counts)
+    out[_PILE_AND_TOP] = _shared(view.discard_pile, _pile_seen, _pile_and_top)
+    out[_TABLE_AND_MELDS] = _table_and_melds(mine, theirs)
+    out[_SCALARS] = _scalars(view, me, my_team, mine, theirs)
+    out[_PREFIX] = 0.0
     if tokens:
         _write_prefix(out, tokens)
     return out
+
+
+def _scalars(
+    view: PlayerView, me: int, my_team: int, mine: tuple[Meld, ...], theirs: tuple[Meld, ...]
+) -> list[float]:
+    """The fields from ``more_melds`` to ``rules``, in order, as Python floats: one assignment
+    to the vector converts them all to float32 as writing them one by one would."""
+    players = view.players
+    rules = view.rules
+    hand_sizes = [0.0, 0.0, 0.0, 0.0]
+    for seat, size in enumerate(view.hand_sizes):
+        hand_sizes[(seat - me) % players] = size / DECK_SIZE
+    extra_piles: list[float] = []
+    extra_pile_sizes = [0.0, 0.0]
+    sizes = view.extra_pile_sizes
+    taken = view.extra_pile_taken
+    became_stock = view.extra_pile_became_stock
+    untouched = view.untouched_extra_pile
+    for relative in (0, 1):
+        team = my_team ^ relative  # relative 0 is the observer's team, 1 the other
+        extra = sizes[team]
+        extra_piles += (
+            extra is not None,
+            taken[team],
+            became_stock[team],
+            untouched[team] is not None,
+        )
+        if extra is not None:
+            extra_pile_sizes[relative] = extra / DECK_SIZE
+    phase = [0.0, 0.0, 0.0]
+    phase[_PHASE[view.phase]] = 1.0
+    to_act = [0.0, 0.0, 0.0, 0.0]
+    to_act[(view.current_player - me) % players] = 1.0
+    went_out = [0.0, 0.0]
+    if view.went_out is not None:
+        went_out[view.went_out ^ my_team] = 1.0
+    p = _points(mine, rules)
+    q = _points(theirs, rules)
+    return [
+        max(0, len(mine) - OWN_SLOTS) / NUM_SLOTS,
+        max(0, len(theirs) - OTHER_SLOTS) / NUM_SLOTS,
+        *hand_sizes,
+        view.stock_size / DECK_SIZE,
+        view.discard_pile_size / DECK_SIZE,
+        *extra_piles,
+        *extra_pile_sizes,
+        *phase,
+        *to_act,
+        view.taken_single_card is not None,
+        *went_out,
+        p / (p + POINTS_SCALE),
+        q / (q + POINTS_SCALE),
+        *((1.0, 0.0) if players == 2 else (0.0, 1.0)),
+        *_rule_flags(rules),
+    ]
 
 
 def _scaled_counts(cards: Sequence[int]) -> npt.NDArray[np.float32]:
@@ -285,8 +304,9 @@ def _team_block(melds: tuple[Meld, ...], slots: int) -> npt.NDArray[np.float32]:
     """One team's first ``slots`` melds, :data:`MELD_FEATURES` numbers each, then the counts of
     all its melded cards ÷ copies (53)."""
     block = np.zeros(slots * MELD_FEATURES + 53, dtype=np.float32)
-    for slot, meld in enumerate(melds[:slots]):
-        block[slot * MELD_FEATURES : (slot + 1) * MELD_FEATURES] = _meld_vector(meld)
+    shown = melds[:slots]
+    if shown:  # one copy of the kept meld vectors, not one slice assignment a meld
+        block[: len(shown) * MELD_FEATURES] = np.concatenate([_meld_vector(m) for m in shown])
     block[-53:] = _counts([c for meld in melds for c in meld.cards]) * _INVERSE_COPIES
     return block
 
@@ -299,28 +319,93 @@ def _other_block(melds: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
     return _team_block(melds, OTHER_SLOTS)
 
 
-def _rule_flags(rules: RuleSet) -> npt.NDArray[np.float32]:
+_RULE_FLAGS_CACHE_SIZE: Final = 64
+_rules_seen: dict[int, tuple[RuleSet, tuple[float, ...]]] = {}
+
+
+def _rule_flags(rules: RuleSet) -> tuple[float, ...]:
+    """The ``rules`` field, kept by the identity of the rule set (held by the entry)."""
+    entry = _rules_seen.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
     flags = [float(getattr(rules, name)) for name in _FLAGS]
-    return np.array([*flags, rules.max_natural_aces_in_run == 2], dtype=np.float32)
+    built = (*flags, float(rules.max_natural_aces_in_run == 2))
+    if len(_rules_seen) >= _RULE_FLAGS_CACHE_SIZE:
+        _rules_seen.clear()
+    _rules_seen[id(rules)] = (rules, built)
+    return built
 
 
-_SHARED_CACHE_SIZE: Final = 512
-_shared_seen: dict[tuple[int, int], tuple[object, npt.NDArray[np.float32]]] = {}
+_SHARED_CACHE_SIZE: Final = 256
+"""Entries of each of the caches below (one per kind of part, so a key is an id alone)."""
+_Seen = dict[int, tuple[object, npt.NDArray[np.float32]]]
+_hand_seen: _Seen = {}
+_pile_seen: _Seen = {}
+_own_seen: _Seen = {}
+_other_seen: _Seen = {}
 
 
-def _shared(part: _T, build: Callable[[_T], npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
-    """``build(part)``, kept by the identity of ``part`` (an immutable tuple or rule set, held
-    by the entry so that its id is not reused while the entry lives); never written to."""
-    key = (id(part), id(build))
-    entry = _shared_seen.get(key)
+def _shared(
+    part: _T, seen: _Seen, build: Callable[[_T], npt.NDArray[np.float32]]
+) -> npt.NDArray[np.float32]:
+    """``build(part)``, kept in ``seen`` by the identity of ``part`` (an immutable tuple, held by
+    the entry so that its id is not reused while the entry lives); never written to."""
+    entry = seen.get(id(part))
     if entry is not None and entry[0] is part:
         return entry[1]
     built = build(part)
     built.flags.writeable = False
-    if len(_shared_seen) >= _SHARED_CACHE_SIZE:
-        _shared_seen.clear()
-    _shared_seen[key] = (part, built)
+    if len(seen) >= _SHARED_CACHE_SIZE:
+        seen.clear()
+    seen[id(part)] = (part, built)
     return built
+
+
+_tables_seen: dict[tuple[int, int], tuple[object, object, npt.NDArray[np.float32]]] = {}
+
+
+def _table_and_melds(mine: tuple[Meld, ...], theirs: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
+    """The ``table_cards``, ``own_melds`` and ``other_melds`` fields (contiguous), kept by the
+    identities of the two teams' melds (held by the entry); never written to."""
+    key = (id(mine), id(theirs))
+    entry = _tables_seen.get(key)
+    if entry is not None and entry[0] is mine and entry[1] is theirs:
+        return entry[2]
+    own = _shared(mine, _own_seen, _own_block)
+    other = _shared(theirs, _other_seen, _other_block)
+    built = np.concatenate((own[-53:] + other[-53:], own[:-53], other[:-53]))
+    built.flags.writeable = False
+    if len(_tables_seen) >= _SHARED_CACHE_SIZE:
+        _tables_seen.clear()
+    _tables_seen[key] = (mine, theirs, built)
+    return built
+
+
+def _pile_and_top(pile: Sequence[int]) -> npt.NDArray[np.float32]:
+    """The ``discard_pile`` and ``discard_top`` fields of the visible pile (top card last)."""
+    block = np.zeros(2 * 53, dtype=np.float32)
+    block[:53] = _scaled_counts(pile)
+    if pile:
+        block[53 + pile[-1]] = 1.0
+    return block
+
+
+def _clear_caches() -> None:
+    """Empty the encoder's caches (blocks kept by the identity of a hand, a pile, a team's melds
+    or a rule set; meld numbers; public points): for a benchmark that must start cold. No
+    observation changes, only the time the next ones take."""
+    for cache in (
+        _hand_seen,
+        _pile_seen,
+        _own_seen,
+        _other_seen,
+        _rules_seen,
+        _tables_seen,
+        _points_seen,
+        _meld_points_seen,
+    ):
+        cache.clear()
+    _meld_vector.cache_clear()
 
 
 def _write_prefix(out: npt.NDArray[np.float32], tokens: tuple[int, ...]) -> None:
@@ -341,10 +426,27 @@ def _points(melds: tuple[Meld, ...], rules: RuleSet) -> int:
     entry = _points_seen.get(id(melds))
     if entry is not None and entry[0] is melds and entry[1] is rules:
         return entry[2]
-    points = sum(table_points(melds, rules))
+    points = sum([_meld_points(meld, rules) for meld in melds])
     if len(_points_seen) >= _POINTS_CACHE_SIZE:
         _points_seen.clear()
     _points_seen[id(melds)] = (melds, rules, points)
+    return points
+
+
+_MELD_POINTS_CACHE_SIZE: Final = 1024
+_meld_points_seen: dict[int, tuple[Meld, RuleSet, int]] = {}
+
+
+def _meld_points(meld: Meld, rules: RuleSet) -> int:
+    """The points on the table of one meld (``table_points`` of it alone), kept by the identity
+    of the meld: when a team's melds change, most of its melds are the same objects as before."""
+    entry = _meld_points_seen.get(id(meld))
+    if entry is not None and entry[0] is meld and entry[1] is rules:
+        return entry[2]
+    points = sum(table_points((meld,), rules))
+    if len(_meld_points_seen) >= _MELD_POINTS_CACHE_SIZE:
+        _meld_points_seen.clear()
+    _meld_points_seen[id(meld)] = (meld, rules, points)
     return points
 
 

@@ -160,6 +160,19 @@ class _Node:
     """The hand once dealt."""
     recall: _Recall | None = None
     """The history's last link, once dealt."""
+    player: int = attrs.field(init=False, eq=False, repr=False)
+    """The seat to act, ``CHANCE`` or ``TERMINAL``: worked out once, as OpenSpiel asks for it
+    several times a step (``legal_actions``, ``apply_action``, ``is_terminal`` each ask)."""
+
+    def __attrs_post_init__(self) -> None:
+        position = self.position
+        if position is None:
+            player = int(pyspiel.PlayerId.CHANCE)
+        elif position.over:
+            player = int(pyspiel.PlayerId.TERMINAL)
+        else:
+            player = position.engine.current_player
+        object.__setattr__(self, "player", player)
 
     def __deepcopy__(self, memo: object) -> _Node:
         return self
@@ -267,12 +280,7 @@ class BuracoState(pyspiel.State):  # type: ignore[misc]
 
     def current_player(self) -> int:
         """The seat to act, ``CHANCE`` during the deal or ``TERMINAL``."""
-        position = self._node.position
-        if position is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        if position.over:
-            return int(pyspiel.PlayerId.TERMINAL)
-        return position.engine.current_player
+        return self._node.player
 
     def _legal_actions(self, player: int) -> list[int]:
         position = self._node.position

@@ -156,6 +156,8 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self._seen: dict[int, tuple[GameState, npt.NDArray[np.float32]]] = {}
         """By seat, the last engine state it observed and its observation without a prefix:
         while a seat spells an action, only the prefix changes."""
+        self._mask: tuple[Position, npt.NDArray[np.int8]] | None = None
+        """The last position whose acting agent was observed, and its action mask."""
 
     # The PettingZoo API ----------------------------------------------------------------------
 
@@ -182,6 +184,7 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self._position = position
         self._payer = Payer(self.reward_scale, self.dense_rewards)
         self._seen.clear()
+        self._mask = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -202,11 +205,17 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         """What ``agent`` sees, and its action mask (all zero unless it is to act)."""
         position = self.position
         seat = self._seat[agent]
-        mask = np.zeros(NUM_TOKENS, np.int8)
         engine = position.engine
         acting = seat == engine.current_player and not position.over
         if acting:
-            mask[list(position.legal())] = 1
+            kept_mask = self._mask
+            if kept_mask is None or kept_mask[0] is not position:
+                legal_mask = np.zeros(NUM_TOKENS, np.int8)
+                legal_mask[list(position.legal())] = 1
+                kept_mask = self._mask = (position, legal_mask)
+            mask = kept_mask[1].copy()  # asked by the loop, then by the wrapper: made once
+        else:
+            mask = np.zeros(NUM_TOKENS, np.int8)
         kept = self._seen.get(seat)
         if kept is None or kept[0] is not engine:
             kept = (engine, encode(view(engine, seat)))
@@ -262,19 +271,78 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         """Nothing to release."""
 
 
+def _read_through(name: str) -> property:
+    """The unwrapped environment's ``name``, read directly: PettingZoo's wrappers forward such a
+    read through a ``__getattr__`` a level, several times a step (``last`` reads five)."""
+
+    def read(self: Any) -> Any:
+        return getattr(self._raw, name)
+
+    return property(read, doc=f"The unwrapped environment's ``{name}``.")
+
+
+_READ_THROUGH: Final = (
+    "agent_selection",
+    "agents",
+    "terminations",
+    "truncations",
+    "infos",
+    "rewards",
+    "_cumulative_rewards",
+)
+"""What an AEC loop reads every step (``agent_iter``, ``last``, the wrappers' ``step``); none
+of it is ever set on a wrapper."""
+
+
 class _IllegalTokenEnds(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
     """PettingZoo's ``TerminateIllegalWrapper``, with two changes: an action that is no token is
     refused (``TypeError``/``ValueError``, as the unwrapped step does) before the mask is read,
     and the offender's penalty is the game's lowest return less what the hand had already paid it,
-    so that its return is bounded by that lowest, dense rewards or not."""
+    so that its return is bounded by that lowest, dense rewards or not. The attributes a loop
+    reads every step are read from the unwrapped environment directly (:func:`_read_through`)."""
+
+    def __init__(self, env: BuracoAECEnv, illegal_reward: float) -> None:
+        self._raw = env
+        super().__init__(env, illegal_reward=illegal_reward)
 
     def step(self, action: Any) -> None:
-        raw: BuracoAECEnv = self.env.unwrapped
+        raw = self._raw
         agent = raw.agent_selection
         if not (raw.terminations[agent] or raw.truncations[agent]):
             checked_token(action)
             self._illegal_value = raw.illegal_reward - raw.paid(agent)
         super().step(action)
+
+
+class _InOrder(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's ``OrderEnforcingWrapper``, the attributes a loop reads every step read from
+    the unwrapped environment directly; before ``reset`` they are refused as the wrapper
+    refuses them (an ``AttributeError``)."""
+
+    def __init__(self, env: _IllegalTokenEnds) -> None:
+        self._raw = env._raw
+        super().__init__(env)
+
+    def __str__(self) -> str:
+        """The environment's name, as PettingZoo's own wrapper gives it."""
+        return str(self.env)
+
+
+for _name in _READ_THROUGH:
+    setattr(_IllegalTokenEnds, _name, _read_through(_name))
+
+
+def _read_after_reset(name: str) -> property:
+    def read(self: Any) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(read, doc=f"The unwrapped environment's ``{name}`` (after ``reset``).")
+
+
+for _name in _READ_THROUGH:
+    setattr(_InOrder, _name, _read_after_reset(_name))
 
 
 raw_env = BuracoAECEnv
@@ -300,5 +368,4 @@ def env(
     built = BuracoAECEnv(
         variant, players, max_turns, reward_scale, render_mode, skip_forced, dense_rewards
     )
-    wrapped: Any = _IllegalTokenEnds(built, illegal_reward=built.illegal_reward)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return _InOrder(_IllegalTokenEnds(built, illegal_reward=built.illegal_reward))
