@@ -131,8 +131,10 @@ class SharedStore(Store, Protocol):
         on_lost: Callable[[frozenset[str]], None] | None = None,
         check_every: float = 2.0,
         buckets: int | None = None,
+        lease_seconds: float = 10.0,
     ) -> TableLeases:
-        """A connection for this process's table leases."""
+        """A connection for this process's table leases, expiring after ``lease_seconds``
+        without a heartbeat (a frozen process's tables are taken over)."""
 
 
 class Closable(Protocol):

@@ -370,7 +370,8 @@ class TableHub:
     ``turn_seconds`` is the turn clock of a table with two human seats or more whose request
     names none (None: no clock); a table with one human seat has none unless asked.
     ``expire_after`` is the seconds an unfinished table may go without a move before it is
-    closed (None: never).
+    closed (None: never). ``lease_seconds`` (a shared store) bounds how long a frozen process
+    keeps the tables it drives (see :class:`~buraco_rules.server.pgstore.Leases`).
     """
 
     def __init__(
@@ -385,6 +386,7 @@ class TableHub:
         decision_seconds: float | None = 1.0,
         turn_seconds: int | None = DEFAULT_TURN_SECONDS,
         expire_after: float | None = 24 * 3600.0,
+        lease_seconds: float = 10.0,
     ) -> None:
         if search_budget is not None:
             if not isinstance(search_budget, str):
@@ -419,6 +421,9 @@ class TableHub:
         self.leases: TableLeases | None = None
         self.lease_every = 1.0
         """Seconds between two looks for tables whose driver died (shared stores)."""
+        self.lease_seconds = lease_seconds
+        """Seconds without a heartbeat after which a process's leases expire, so that the
+        tables a frozen process drove are taken over (shared stores)."""
         self._listener: Any = None
         self._leasing: asyncio.Task[None] | None = None
         self._behind: set[str] = set()  # tables whose catch-up is scheduled
@@ -643,7 +648,9 @@ class TableHub:
         if self.shared is None:
             return
         self._listener = await self.shared.listen(self._heard, self._missed)
-        self.leases = await self.shared.leases(self._lost, check_every=self.lease_every)
+        self.leases = await self.shared.leases(
+            self._lost, check_every=self.lease_every, lease_seconds=self.lease_seconds
+        )
         for table_id in list(self.tables):  # what was committed between loading and listening
             self._heard(table_id, -1)
         self._leasing = asyncio.get_running_loop().create_task(self._lease_loop())
@@ -1042,8 +1049,7 @@ class TableHub:
 
     def _lost(self, tables: frozenset[str]) -> None:
         """This process lost its leases (its lease connection): it stops driving those tables
-        until it takes their leases again."""
-        log.warning("lost the leases of %d tables", len(tables))
+        until it takes their leases again (the leases say why, in the log)."""
         for table_id in tables:
             table = self.tables.get(table_id)
             if table is not None:
