@@ -615,3 +615,28 @@ def test_a_frozen_process_loses_its_tables_bots_to_another_and_drives_nothing_on
     assert f"process {pid_a} on" in log_b and f"table {table} taken over" in log_b
     assert f"table {table} taken over" not in log_a
     assert "Traceback" not in log_a + log_b
+
+
+def test_a_creation_past_either_cap_is_answered_alike_on_sqlite_and_on_postgresql(
+    pg_cluster: Cluster, tmp_path: Path
+) -> None:
+    """--max-tables and --max-tables-per-client refuse a creation with the same status and code
+    whichever store counts them (the SQLite server in memory, PostgreSQL in the database): 400
+    bad-table for the server's cap, 429 too-many-tables for an address's."""
+    from starlette.testclient import TestClient
+
+    from buraco_rules.server import create_app
+
+    def refusal(db: str | Path, most: int, each: int) -> tuple[int, str]:
+        app = create_app(db, create_rate=0, max_tables=most, max_tables_per_client=each)
+        people = {"seats": ["human", "human"], "turn_seconds": None}
+        with TestClient(app) as client:
+            for _ in range(min(most, each)):
+                assert client.post("/api/tables", json=people).status_code == 201
+            refused = client.post("/api/tables", json=people)
+            return refused.status_code, refused.json()["code"]
+
+    for most, each, expected in ((2, 5, (400, "bad-table")), (5, 2, (429, "too-many-tables"))):
+        on_sqlite = refusal(tmp_path / f"{most}-{each}.sqlite", most, each)
+        on_postgresql = refusal(pg_cluster.new_database(), most, each)
+        assert on_sqlite == on_postgresql == expected
