@@ -640,3 +640,63 @@ def test_a_creation_past_either_cap_is_answered_alike_on_sqlite_and_on_postgresq
         on_sqlite = refusal(tmp_path / f"{most}-{each}.sqlite", most, each)
         on_postgresql = refusal(pg_cluster.new_database(), most, each)
         assert on_sqlite == on_postgresql == expected
+
+
+def test_every_process_tells_its_seats_when_postgresql_is_down_and_when_it_is_back(
+    pg_cluster: Cluster, tmp_path: Path
+) -> None:
+    """A table's two seats on two processes, nobody moving: PostgreSQL stopped (as a crash),
+    each process tells its own seat (storage-failed: no process can store a move, though none
+    tried), and once PostgreSQL is back each seat gets a view without it; the next move is
+    accepted and seen on both."""
+    import json
+
+    from websockets.asyncio.client import connect
+
+    url = pg_cluster.new_database()
+    a = ServerProcess(url, tmp_path / "a.log", *FAST)  # type: ignore[arg-type]
+    b = ServerProcess(url, tmp_path / "b.log", *FAST)  # type: ignore[arg-type]
+    a.start()
+    b.start()
+    try:
+        created = a.create({"seats": ["human", "human"], "turn_seconds": None})
+        table = created["table"]
+
+        async def scenario() -> None:
+            async with connect(a.ws_url) as first, connect(b.ws_url) as second:
+                for ws, seat in ((first, 0), (second, 1)):
+                    token = created["seats"][seat]["token"]
+                    await ws.send(json.dumps({"type": "join", "token": token, "table": table}))
+
+                async def until(ws: Any, check: Any) -> dict[str, Any]:
+                    while True:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                        if message["type"] == "view" and check(message):
+                            return dict(message)
+
+                def notice(code: str | None) -> Any:
+                    return lambda m: (m["notice"] or {}).get("code") == code
+
+                ready = await until(first, lambda m: bool(m["legal"]))
+                await until(second, notice(None))
+                await asyncio.to_thread(pg_cluster.stop, "immediate")
+                try:
+                    for ws in (first, second):
+                        await until(ws, notice("storage-failed"))
+                finally:
+                    await asyncio.to_thread(pg_cluster.start)
+                for ws in (first, second):
+                    await until(ws, notice(None))
+                move = {"type": "move", "seq": ready["next_seq"], "action": ready["legal"][0]}
+                await first.send(json.dumps(move))
+                await until(second, lambda m: m["number"] == 1)
+
+        asyncio.run(scenario())
+    finally:
+        if not (pg_cluster.data / "postmaster.pid").exists():
+            pg_cluster.start()
+        a.stop()
+        b.stop()
+    assert len(stored(url, table).moves) == 1
+    for name in ("a.log", "b.log"):
+        assert "Traceback" not in (tmp_path / name).read_text()

@@ -612,13 +612,16 @@ class PostgresStore:
         self,
         on_move: Callable[[str, int], None],
         on_gap: Callable[[], None] | None = None,
+        on_down: Callable[[], None] | None = None,
     ) -> Listener:
         """Start hearing committed moves (every process's, this one's included): ``on_move``
         gets each one's table id and number on the event loop (the number -1 for a change of
         the table's row alone: :meth:`update`, :meth:`expire`), ``on_gap`` is called after a
         lost connection is reopened (moves committed meanwhile were not heard: catch up from
-        the rows). Returns once listening, so that every move committed afterwards is heard."""
-        listener = Listener(self.url, on_move, on_gap)
+        the rows), and ``on_down`` once when the connection is lost and cannot be opened again
+        at once (the database is down, or out of reach: no process can store a move). Returns
+        once listening, so that every move committed afterwards is heard."""
+        listener = Listener(self.url, on_move, on_gap, on_down)
         await listener.start()
         return listener
 
@@ -805,17 +808,21 @@ async def _connect_async(url: str, role: str) -> psycopg.AsyncConnection[Any]:
 class Listener:
     """The notifications of committed moves, heard on a connection of its own (see
     :meth:`PostgresStore.listen`); a lost connection is reopened with a bounded backoff (up to
-    5 s between tries), then ``on_gap`` is called."""
+    5 s between tries), then ``on_gap`` is called; ``on_down`` is called once an outage, when the
+    first try to reopen it fails (the database does not answer, rather than this connection
+    alone ended)."""
 
     def __init__(
         self,
         url: str,
         on_move: Callable[[str, int], None],
         on_gap: Callable[[], None] | None = None,
+        on_down: Callable[[], None] | None = None,
     ) -> None:
         self.url = url
         self.on_move = on_move
         self.on_gap = on_gap
+        self.on_down = on_down
         self.reconnections = 0
         """How many times the connection was lost and reopened."""
         self._db: psycopg.AsyncConnection[Any] | None = None
@@ -833,11 +840,13 @@ class Listener:
 
     async def _run(self) -> None:
         delay = 0.05
+        down = False  # on_down was called this outage
         while True:
             try:
                 if self._db is None:
                     self._db = await self._listening()
                     delay = 0.05
+                    down = False
                     self.reconnections += 1
                     if self.on_gap is not None:
                         _call(self.on_gap)
@@ -850,6 +859,10 @@ class Listener:
             except psycopg.OperationalError:
                 if self._db is not None:
                     await self._db.close()
+                elif not down:  # a try to reopen it failed: the database does not answer
+                    down = True
+                    if self.on_down is not None:
+                        _call(self.on_down)
                 self._db = None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)

@@ -122,7 +122,10 @@ class SharedStore(Store, Protocol):
         """How many moves each of these tables has stored."""
 
     async def listen(
-        self, on_move: Callable[[str, int], None], on_gap: Callable[[], None] | None = None
+        self,
+        on_move: Callable[[str, int], None],
+        on_gap: Callable[[], None] | None = None,
+        on_down: Callable[[], None] | None = None,
     ) -> Closable:
         """Hear every process's committed changes (see :meth:`PostgresStore.listen`)."""
 

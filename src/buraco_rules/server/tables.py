@@ -647,7 +647,7 @@ class TableHub:
         the tables to drive (call on the loop before :meth:`start`; nothing to do with SQLite)."""
         if self.shared is None:
             return
-        self._listener = await self.shared.listen(self._heard, self._missed)
+        self._listener = await self.shared.listen(self._heard, self._missed, self._down)
         self.leases = await self.shared.leases(
             self._lost, check_every=self.lease_every, lease_seconds=self.lease_seconds
         )
@@ -917,10 +917,7 @@ class TableHub:
                 return _CONFLICT  # another process stored move ``number``: catch up, not a fault
             log.warning("table %s: move %d not stored: %s", table.id, number, one_line(error))
             if table.notice is None or table.notice["code"] != "storage-failed":
-                table.notice = {
-                    "code": "storage-failed",
-                    "message": "moves cannot be saved right now; retrying",
-                }
+                table.notice = dict(_STORAGE_FAILED)
                 table.broadcast()
             return _FAILED
         finally:
@@ -958,10 +955,24 @@ class TableHub:
         self._behind.add(table_id)
         self._later(self._catch_up(table))
 
+    def _down(self) -> None:
+        """The database does not answer (the listener could not reconnect): no process can
+        store a move, so every seat here is told, not only those of a table whose own write
+        failed in this process (the processes share nothing but the database)."""
+        for table in list(self.tables.values()):
+            if table.notice is None and not (table.is_over or table.closed):
+                table.notice = dict(_STORAGE_FAILED)
+                table.broadcast()
+
     def _missed(self) -> None:
-        """The listener reconnected: changes may have gone unheard; every table catches up."""
+        """The listener reconnected (the database answers again): changes may have gone
+        unheard, every table catches up, and a storage-failed notice goes (the next failed
+        write says it again)."""
         log.warning("notifications may have been missed: catching up %d tables", len(self.tables))
         for table in list(self.tables.values()):
+            if table.notice is not None and table.notice["code"] == "storage-failed":
+                table.notice = None
+                table.broadcast()
             if table.id not in self._behind:
                 self._behind.add(table.id)
                 self._later(self._catch_up(table))
@@ -1418,6 +1429,12 @@ def _resent(place: _Seat, seq: int, action: object) -> Message:
 
 
 _UNSET: Final = object()
+
+_STORAGE_FAILED: Final = {
+    "code": "storage-failed",
+    "message": "moves cannot be saved right now; retrying",
+}
+"""A table's notice while the database cannot store its moves."""
 
 _STORED: Final = object()
 """A commit's outcome: the move is stored and taken into the table."""
