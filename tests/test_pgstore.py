@@ -311,6 +311,72 @@ def test_a_frozen_processes_lease_expires_is_taken_over_and_it_drives_nothing_on
         holder.wait()
 
 
+def test_a_frozen_lease_is_ended_by_its_own_role_or_a_role_granted_the_rights_to_see_and_end_it(
+    pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The rights ending a frozen holder's connection needs, with roles that are not
+    superusers: another process of the same role ends it; a process of another role cannot
+    see the session (its row stays, the lease is not taken, the log says what to grant) until
+    that role is granted pg_read_all_stats and pg_signal_backend."""
+    import uuid
+
+    PostgresStore(pg_url).close()
+    suffix = uuid.uuid4().hex[:8]
+    first, second = f"lease_a_{suffix}", f"lease_b_{suffix}"
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        for role in (first, second):
+            admin.execute(f"CREATE ROLE {role} LOGIN".encode())
+            admin.execute(f"GRANT ALL ON lease_holders TO {role}".encode())
+
+    def as_role(role: str) -> str:
+        return pg_url.replace("buraco@", f"{role}@", 1)
+
+    def frozen_holder() -> subprocess.Popen[str]:
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                FROZEN.replace("PostgresStore(sys.argv[1]).close()", ""),
+                as_role(first),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
+        os.kill(holder.pid, signal.SIGSTOP)
+        return holder
+
+    async def takes_over(role: str, seconds: float) -> bool:
+        other = Leases(as_role(role), check_every=0.2, lease_seconds=1.0)
+        await other.open()
+        try:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                if await other.try_take("t1"):
+                    return True
+                await asyncio.sleep(0.1)
+            return False
+        finally:
+            await other.close()
+
+    holder = frozen_holder()
+    try:
+        assert run(lambda: takes_over(first, 15))  # the same role, no superuser
+    finally:
+        holder.kill()
+        holder.wait()
+    holder = frozen_holder()
+    try:
+        assert not run(lambda: takes_over(second, 3))  # three times the bound: not seen
+        assert "grant it pg_read_all_stats and pg_signal_backend" in caplog.text
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute(f"GRANT pg_read_all_stats, pg_signal_backend TO {second}".encode())
+        assert run(lambda: takes_over(second, 15))
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_a_session_frozen_inside_a_transaction_is_ended_by_postgresql_after_the_bound(
     pg_url: str,
 ) -> None:

@@ -892,8 +892,9 @@ class Leases:
     ``lease_holders`` gets the database's time (never a server's clock, so that the machines'
     clocks may disagree). Each heartbeat also looks for rows whose heartbeat is older than
     ``lease_seconds`` on the database's clock: their connections are ended
-    (``pg_terminate_backend``: allowed on sessions of the same role; otherwise the role needs
-    ``pg_signal_backend``), which frees their locks for :meth:`take_free`. The holder itself
+    (``pg_terminate_backend``: allowed on sessions of the same role; another role's are seen
+    and ended only with ``pg_read_all_stats`` and ``pg_signal_backend``, and left alone, logged
+    once, without), which frees their locks for :meth:`take_free`. The holder itself
     counts from when it sent its last heartbeat that succeeded, on its monotonic clock: once
     half of ``lease_seconds`` has passed, :attr:`held` is empty (so the frozen process, waking,
     drives nothing even before it has seen its connection gone), and the next use of the
@@ -999,7 +1000,13 @@ class Leases:
                 log.warning("a frozen process's leases not ended: %s", _one_line(refused))
             self._refused = True
             return
-        self._refused = False
+        unseen = any(process is None for process, _, _ in ended)
+        if unseen and not self._refused:
+            log.warning(
+                "a frozen process's leases not ended: its session is another role's, which this"
+                " one may not see (grant it pg_read_all_stats and pg_signal_backend)"
+            )
+        self._refused = unseen
         for process, host, terminated in ended:
             if terminated:
                 self.expired += 1
@@ -1125,15 +1132,24 @@ class Leases:
 
 # The lease connections whose heartbeat is older than the bound (by the database's clock), but
 # this one: their rows deleted, and those whose session is still there (the same backend pid
-# and start: a pid reused by another session is not it) ended. A row whose heartbeat a beat
-# is writing is not deleted (the row lock orders them, and the delete sees the new time).
+# and start: a pid reused by another session is not it) ended. A session this role may not see
+# (another role's, without pg_read_all_stats) keeps its row and comes back as a row of NULLs:
+# nothing is ended on a guess. The delete checks the heartbeat again, so that a heartbeat
+# written meanwhile keeps its row (the row lock orders them, and the delete sees the new time).
 _EXPIRE = b"""
 WITH stale AS (
-    DELETE FROM lease_holders
-    WHERE beat < clock_timestamp() - %(seconds)s * interval '1 second'
-        AND pid <> pg_backend_pid()
-    RETURNING pid, started, process, host
+    SELECT h.pid, h.started, a.pid IS NOT NULL AS running, a.backend_start
+    FROM lease_holders h LEFT JOIN pg_stat_activity a ON a.pid = h.pid
+    WHERE h.beat < clock_timestamp() - %(seconds)s * interval '1 second'
+        AND h.pid <> pg_backend_pid()
+), gone AS (
+    DELETE FROM lease_holders h USING stale s
+    WHERE h.pid = s.pid AND h.started = s.started
+        AND h.beat < clock_timestamp() - %(seconds)s * interval '1 second'
+        AND NOT (s.running AND s.backend_start IS NULL)
+    RETURNING h.pid, h.process, h.host, s.running AND s.backend_start = h.started AS same
 )
-SELECT s.process, s.host, pg_terminate_backend(a.pid)
-FROM stale s JOIN pg_stat_activity a ON a.pid = s.pid AND a.backend_start = s.started
+SELECT process, host, CASE WHEN same THEN pg_terminate_backend(pid) ELSE false END FROM gone
+UNION ALL
+SELECT NULL, NULL, NULL FROM stale WHERE running AND backend_start IS NULL
 """
