@@ -395,17 +395,20 @@ class PostgresStore:
         )
         await self._writer.submit(_Append(loop, done, (table_id, number, seat, seq, action), extra))
 
-    async def update(self, table_id: str, meta: TableMeta) -> None:
+    async def update(self, table_id: str, meta: TableMeta, *, moves: int | None = None) -> None:
         """Replace a table's :class:`~buraco_rules.server.store.TableMeta`, and notify it
-        (``"<table id> meta"``)."""
-        values = (meta.touched, meta.deadline, json.dumps(list(meta.away)), table_id)
-        await self._submit(
-            _notifying(
-                table_id,
-                "UPDATE tables SET touched = %s, deadline = %s, away = %s WHERE id = %s",
-                values,
+        (``"<table id> meta"``); with ``moves``, only if the table has exactly that many moves
+        stored (else nothing is written: another process moved it on since the change was
+        decided, as a process that froze and lost its lease would find)."""
+        statement = "UPDATE tables SET touched = %s, deadline = %s, away = %s WHERE id = %s"
+        values: tuple[object, ...] = (meta.touched, meta.deadline, json.dumps(list(meta.away)))
+        values += (table_id,)
+        if moves is not None:  # no move numbered from ``moves`` on (they have no gap)
+            statement += (
+                " AND NOT EXISTS (SELECT 1 FROM moves WHERE table_id = %s AND number >= %s)"
             )
-        )
+            values += (table_id, moves)
+        await self._submit(_notifying(table_id, statement, values))
 
     async def expire(self, table_id: str) -> None:
         """Close a table whose game goes on (:data:`~buraco_rules.server.store.EXPIRED`), and

@@ -64,8 +64,9 @@ class Store(Protocol):
     ) -> None:
         """Append a move; returns once it is committed."""
 
-    async def update(self, table_id: str, meta: TableMeta) -> None:
-        """Replace a table's :class:`~buraco_rules.server.store.TableMeta`."""
+    async def update(self, table_id: str, meta: TableMeta, *, moves: int | None = None) -> None:
+        """Replace a table's :class:`~buraco_rules.server.store.TableMeta` (with ``moves``:
+        only if the table has exactly that many moves stored)."""
 
     async def expire(self, table_id: str) -> None:
         """Close a table whose game goes on."""

@@ -729,11 +729,14 @@ class TableHub:
         async with table.lock:
             await self._store_meta(table, what)
 
-    async def _store_meta(self, table: Table, what: str) -> None:
+    async def _store_meta(self, table: Table, what: str, *, fenced: bool = False) -> None:
         """Store the table's clock and away seats as they are, under the table's lock (a
-        failure is logged and kept in memory: the next move stores them)."""
+        failure is logged and kept in memory: the next move stores them); ``fenced``: only if
+        the table has not moved on in the store (a driver's write, which must not land after
+        another process took the table over and moved it, should this one freeze meanwhile)."""
         try:
-            await self.store.update(table.id, table.meta())
+            moves = len(table.moves) if fenced else None
+            await self.store.update(table.id, table.meta(), moves=moves)
             table.stored = table.meta()
         except self.store.errors as error:
             log.warning("table %s: %s not stored: %s", table.id, what, one_line(error))
@@ -1165,7 +1168,7 @@ class TableHub:
             table.away.add(seat)
             table.deadline = None
             log.info("table %s: seat %d ran out of time, a bot plays it", table.id, seat)
-            await self._store_meta(table, "the away seat")
+            await self._store_meta(table, "the away seat", fenced=True)
             table.broadcast()
         self.wake_bots(table)
 
