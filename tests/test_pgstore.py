@@ -22,6 +22,7 @@ import pytest
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.server.pgstore import (
+    LEASE_SECONDS,
     SCHEMA_VERSION,
     Leases,
     MoveConflict,
@@ -189,7 +190,9 @@ def test_one_process_holds_a_tables_lease_until_it_lets_go(pg_url: str) -> None:
 
 HOLDER = """
 import asyncio, sys
-from buraco_rules.server.pgstore import Leases
+from buraco_rules.server.pgstore import Leases, PostgresStore
+
+PostgresStore(sys.argv[1]).close()  # the schema (its lease_holders)
 
 async def main():
     leases = Leases(sys.argv[1])
@@ -228,8 +231,169 @@ def test_a_killed_process_lease_is_taken_over(pg_url: str) -> None:
         holder.wait()
 
 
+FROZEN = """
+import asyncio, sys
+from buraco_rules.server.pgstore import Leases, PostgresStore
+
+PostgresStore(sys.argv[1]).close()
+
+def lost(tables):
+    print("lost", *sorted(tables), flush=True)
+
+async def main():
+    leases = Leases(sys.argv[1], lost, check_every=0.2, lease_seconds=1.0)
+    await leases.open()
+    print(await leases.try_take("t1"), flush=True)
+    while True:  # what it would drive, as its bots and clocks ask (TableHub.drives)
+        await asyncio.sleep(0.05)
+        print("held", *sorted(leases.held), flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_a_frozen_processes_lease_expires_is_taken_over_and_it_drives_nothing_on_waking(
+    pg_url: str,
+) -> None:
+    """A process stopped (SIGSTOP: alive, its connection open, its locks held) heartbeats no
+    more: another process ends its lease connection once the heartbeat is older than the bound
+    (by the database's clock) and takes the lease; the frozen one, continued, holds nothing
+    from its first look on (its heartbeat is late), and is told it lost its leases."""
+    import queue
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", FROZEN, pg_url], stdout=subprocess.PIPE, text=True
+    )
+    heard: queue.Queue[tuple[float, str]] = queue.Queue()
+
+    def read() -> None:
+        assert holder.stdout is not None
+        for line in holder.stdout:
+            heard.put((time.monotonic(), " ".join(line.split())))
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert heard.get(timeout=30)[1] == "True"
+
+        async def scenario() -> tuple[float, float]:
+            other = Leases(pg_url, check_every=0.2, lease_seconds=1.0)
+            await other.open()
+            try:
+                assert not await other.try_take("t1")
+                os.kill(holder.pid, signal.SIGSTOP)
+                stopped = time.monotonic()
+                while not await other.try_take("t1"):
+                    assert time.monotonic() - stopped < 15, "the frozen lease never expired"
+                    await asyncio.sleep(0.05)
+                taken = time.monotonic() - stopped
+                assert other.expired == 1
+                await asyncio.sleep(0.5)  # frozen a while longer, the lease taken
+                os.kill(holder.pid, signal.SIGCONT)
+                woken = time.monotonic()
+                after: list[str] = []
+                while "lost t1" not in after:
+                    when, line = heard.get(timeout=15)
+                    if when >= woken:
+                        after.append(line)
+                assert "held t1" not in after  # not once after waking
+                assert other.held == {"t1"}
+                await asyncio.sleep(0.5)
+                while not heard.empty():
+                    assert heard.get()[1] == "held"
+                return taken, time.monotonic() - woken
+            finally:
+                await other.close()
+
+        taken, _ = run(scenario)
+        print(f"a frozen holder's lease taken over {taken:.2f} s after SIGSTOP (bound 1 s)")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_frozen_lease_is_ended_by_its_own_role_or_a_role_granted_the_rights_to_see_and_end_it(
+    pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The rights ending a frozen holder's connection needs, with roles that are not
+    superusers: another process of the same role ends it; a process of another role cannot
+    see the session (its row stays, the lease is not taken, the log says what to grant) until
+    that role is granted pg_read_all_stats and pg_signal_backend."""
+    import uuid
+
+    PostgresStore(pg_url).close()
+    suffix = uuid.uuid4().hex[:8]
+    first, second = f"lease_a_{suffix}", f"lease_b_{suffix}"
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        for role in (first, second):
+            admin.execute(f"CREATE ROLE {role} LOGIN".encode())
+            admin.execute(f"GRANT ALL ON lease_holders TO {role}".encode())
+
+    def as_role(role: str) -> str:
+        return pg_url.replace("buraco@", f"{role}@", 1)
+
+    def frozen_holder() -> subprocess.Popen[str]:
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                FROZEN.replace("PostgresStore(sys.argv[1]).close()", ""),
+                as_role(first),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
+        os.kill(holder.pid, signal.SIGSTOP)
+        return holder
+
+    async def takes_over(role: str, seconds: float) -> bool:
+        other = Leases(as_role(role), check_every=0.2, lease_seconds=1.0)
+        await other.open()
+        try:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                if await other.try_take("t1"):
+                    return True
+                await asyncio.sleep(0.1)
+            return False
+        finally:
+            await other.close()
+
+    holder = frozen_holder()
+    try:
+        assert run(lambda: takes_over(first, 15))  # the same role, no superuser
+    finally:
+        holder.kill()
+        holder.wait()
+    holder = frozen_holder()
+    try:
+        assert not run(lambda: takes_over(second, 3))  # three times the bound: not seen
+        assert "grant it pg_read_all_stats and pg_signal_backend" in caplog.text
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute(f"GRANT pg_read_all_stats, pg_signal_backend TO {second}".encode())
+        assert run(lambda: takes_over(second, 15))
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_session_frozen_inside_a_transaction_is_ended_by_postgresql_after_the_bound(
+    pg_url: str,
+) -> None:
+    """A process frozen between two statements of a transaction would hold the rows it wrote
+    (and stop every other process's moves of that table): its store's connections ask
+    PostgreSQL to end such a session after the leases' bound."""
+    store = PostgresStore(pg_url)
+    try:
+        row = store._reader().execute("SHOW idle_in_transaction_session_timeout").fetchone()
+        assert row is not None and row[0] == f"{LEASE_SECONDS:g}s"
+    finally:
+        store.close()
+
+
 def test_a_lost_lease_connection_loses_every_lease_and_says_which(pg_url: str) -> None:
     async def scenario() -> None:
+        PostgresStore(pg_url).close()  # the schema (its lease_holders)
         lost: list[frozenset[str]] = []
         leases = Leases(pg_url, lost.append, check_every=0.05)
         await leases.open()
@@ -284,6 +448,7 @@ def test_bucketed_leases_hold_one_lock_per_bucket(pg_url: str) -> None:
     to one process together, freed when its last one is released."""
 
     async def scenario() -> None:
+        PostgresStore(pg_url).close()  # the schema (its lease_holders)
         first, second = Leases(pg_url, buckets=4), Leases(pg_url, buckets=4)
         await first.open()
         await second.open()

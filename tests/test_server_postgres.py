@@ -526,3 +526,177 @@ def test_workers_of_a_parent_killed_outright_stop_and_free_the_port(
     server.stop()
     text = (tmp_path / "k.log").read_text()
     assert "Traceback" not in text and text.count("with 2 workers") == 2
+
+
+def lease_holder(url: str, table_id: str) -> int | None:
+    """The server process (its pid, from its heartbeat row) whose lease connection holds the
+    table's lock, or None."""
+    import psycopg
+
+    from buraco_rules.server.pgstore import lease_key
+
+    namespace, key = lease_key(table_id)
+    with psycopg.connect(url, autocommit=True) as db:
+        row = db.execute(
+            "SELECT h.process FROM pg_locks l JOIN lease_holders h ON h.pid = l.pid"
+            " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+            " AND l.classid::bigint = %s AND l.objid::bigint = %s",
+            (namespace, key & 0xFFFFFFFF),
+        ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def test_a_frozen_process_loses_its_tables_bots_to_another_and_drives_nothing_on_waking(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Two servers; a table whose people sat down and left, so that its clock runs out and
+    bots play both seats, driven by the process that created it (A). A is stopped (SIGSTOP:
+    alive, its connections open, its advisory lock held): once its heartbeat is older than
+    --lease-seconds, B ends A's lease connection, takes the table over and its bots move
+    again. A continued holds nothing: it drops its leases, B keeps driving, and the stored
+    moves are numbered without a gap and replay as a legal game (none lost, none twice)."""
+    import signal
+
+    bound = 3
+    options = (*FAST, "--bot-delay", "0.1", "--turn-seconds", "2", "--lease-seconds", str(bound))
+    a = ServerProcess(pg_url, tmp_path / "a.log", *options)  # type: ignore[arg-type]
+    b = ServerProcess(pg_url, tmp_path / "b.log", *options)  # type: ignore[arg-type]
+    a.start()
+    b.start()
+    assert a.process is not None and b.process is not None
+    pid_a, pid_b = a.process.pid, b.process.pid
+    frozen = False
+
+    def moves() -> int:
+        return len(stored(pg_url, table).moves)
+
+    def wait(check: Any, what: str, seconds: float = 30) -> float:
+        started = time.monotonic()
+        while not check():
+            assert time.monotonic() - started < seconds, what
+            time.sleep(0.05)
+        return time.monotonic() - started
+
+    try:
+        created = a.create({"seats": ["human", "human"]})
+        table = created["table"]
+        sit_down_and_leave(a, created, 0)  # the 2-second clock runs out: bots play both seats
+        wait(lambda: lease_holder(pg_url, table) == pid_a and moves() >= 3, "A never drove")
+        os.kill(pid_a, signal.SIGSTOP)
+        frozen = True
+        stopped, before = time.monotonic(), moves()
+        taken = wait(lambda: lease_holder(pg_url, table) == pid_b, "B never took the lease")
+        moved = wait(lambda: moves() > before, "no bot moved after the takeover")
+        moved += taken
+        time.sleep(0.5)
+        os.kill(pid_a, signal.SIGCONT)
+        frozen = False
+        wait(lambda: "dropped" in (tmp_path / "a.log").read_text(), "A never dropped its leases")
+        woken = moves()
+        for _ in range(10):  # A takes nothing back; B drives on
+            assert lease_holder(pg_url, table) == pid_b
+            time.sleep(0.2)
+        wait(lambda: moves() >= woken + 5 or stored(pg_url, table).finished, "B stopped")
+        print(
+            f"frozen at move {before}: lease taken by B {taken:.2f} s after SIGSTOP, a bot "
+            f"moved {moved:.2f} s after it (--lease-seconds {bound})"
+        )
+        assert time.monotonic() - stopped > bound  # not before the heartbeat was old enough
+    finally:
+        if frozen:
+            os.kill(pid_a, signal.SIGCONT)
+        a.stop()
+        b.stop()
+    final = stored(pg_url, table)  # numbered without a gap (the store checks), and legal:
+    final.replay()
+    assert {seat for seat, _, _ in final.moves} == {0, 1}
+    log_a, log_b = (tmp_path / "a.log").read_text(), (tmp_path / "b.log").read_text()
+    assert "its heartbeat is late" in log_a or "its connection was lost" in log_a
+    assert f"process {pid_a} on" in log_b and f"table {table} taken over" in log_b
+    assert f"table {table} taken over" not in log_a
+    assert "Traceback" not in log_a + log_b
+
+
+def test_a_creation_past_either_cap_is_answered_alike_on_sqlite_and_on_postgresql(
+    pg_cluster: Cluster, tmp_path: Path
+) -> None:
+    """--max-tables and --max-tables-per-client refuse a creation with the same status and code
+    whichever store counts them (the SQLite server in memory, PostgreSQL in the database): 400
+    bad-table for the server's cap, 429 too-many-tables for an address's."""
+    from starlette.testclient import TestClient
+
+    from buraco_rules.server import create_app
+
+    def refusal(db: str | Path, most: int, each: int) -> tuple[int, str]:
+        app = create_app(db, create_rate=0, max_tables=most, max_tables_per_client=each)
+        people = {"seats": ["human", "human"], "turn_seconds": None}
+        with TestClient(app) as client:
+            for _ in range(min(most, each)):
+                assert client.post("/api/tables", json=people).status_code == 201
+            refused = client.post("/api/tables", json=people)
+            return refused.status_code, refused.json()["code"]
+
+    for most, each, expected in ((2, 5, (400, "bad-table")), (5, 2, (429, "too-many-tables"))):
+        on_sqlite = refusal(tmp_path / f"{most}-{each}.sqlite", most, each)
+        on_postgresql = refusal(pg_cluster.new_database(), most, each)
+        assert on_sqlite == on_postgresql == expected
+
+
+def test_every_process_tells_its_seats_when_postgresql_is_down_and_when_it_is_back(
+    pg_cluster: Cluster, tmp_path: Path
+) -> None:
+    """A table's two seats on two processes, nobody moving: PostgreSQL stopped (as a crash),
+    each process tells its own seat (storage-failed: no process can store a move, though none
+    tried), and once PostgreSQL is back each seat gets a view without it; the next move is
+    accepted and seen on both."""
+    import json
+
+    from websockets.asyncio.client import connect
+
+    url = pg_cluster.new_database()
+    a = ServerProcess(url, tmp_path / "a.log", *FAST)  # type: ignore[arg-type]
+    b = ServerProcess(url, tmp_path / "b.log", *FAST)  # type: ignore[arg-type]
+    a.start()
+    b.start()
+    try:
+        created = a.create({"seats": ["human", "human"], "turn_seconds": None})
+        table = created["table"]
+
+        async def scenario() -> None:
+            async with connect(a.ws_url) as first, connect(b.ws_url) as second:
+                for ws, seat in ((first, 0), (second, 1)):
+                    token = created["seats"][seat]["token"]
+                    await ws.send(json.dumps({"type": "join", "token": token, "table": table}))
+
+                async def until(ws: Any, check: Any) -> dict[str, Any]:
+                    while True:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                        if message["type"] == "view" and check(message):
+                            return dict(message)
+
+                def notice(code: str | None) -> Any:
+                    return lambda m: (m["notice"] or {}).get("code") == code
+
+                ready = await until(first, lambda m: bool(m["legal"]))
+                await until(second, notice(None))
+                await asyncio.to_thread(pg_cluster.stop, "immediate")
+                try:
+                    for ws in (first, second):
+                        await until(ws, notice("storage-failed"))
+                finally:
+                    await asyncio.to_thread(pg_cluster.start)
+                for ws in (first, second):
+                    await until(ws, notice(None))
+                move = {"type": "move", "seq": ready["next_seq"], "action": ready["legal"][0]}
+                await first.send(json.dumps(move))
+                await until(second, lambda m: m["number"] == 1)
+
+        asyncio.run(scenario())
+    finally:
+        if not (pg_cluster.data / "postmaster.pid").exists():
+            pg_cluster.start()
+        a.stop()
+        b.stop()
+    assert len(stored(url, table).moves) == 1
+    for name in ("a.log", "b.log"):
+        assert "Traceback" not in (tmp_path / name).read_text()

@@ -205,6 +205,13 @@ def test_a_tables_clock_away_seats_creator_and_expiry_round_trip(opener: Opener)
     asyncio.run(store.update("t1", TableMeta(1020.0, 1140.0, ())))
     stored = store.load("t1")
     assert stored is not None and stored.meta == TableMeta(1020.0, 1140.0, ())
+    # Fenced by the number of moves: written only if the table has not moved on since.
+    asyncio.run(store.update("t1", TableMeta(1030.0, None, (1,)), moves=0))  # it has 1 move
+    stored = store.load("t1")
+    assert stored is not None and stored.meta == TableMeta(1020.0, 1140.0, ())
+    asyncio.run(store.update("t1", TableMeta(1030.0, None, (1,)), moves=1))
+    stored = store.load("t1")
+    assert stored is not None and stored.meta == TableMeta(1030.0, None, (1,))
     asyncio.run(store.expire("t2"))
     asyncio.run(store.expire("t1"))
     assert store.unfinished() == [] and store.count_unfinished() == 0

@@ -201,6 +201,14 @@ def add_parser(commands: Any) -> None:
         "(default 24; 0: never)",
     )
     parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="on PostgreSQL: a process silent this long (frozen, not dead) loses the tables it "
+        "drives to the others (default 10)",
+    )
+    parser.add_argument(
         "--search-processes",
         type=int,
         default=1,
@@ -266,6 +274,8 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error("--max-tables-per-client and --search-processes must be above 0")
     if args.turn_seconds < 0 or not 0 <= args.expire_after < 1e6:
         args.parser.error("--turn-seconds and --expire-after must be 0 or more")
+    if not 1 <= args.lease_seconds <= 3600:
+        args.parser.error("--lease-seconds must be 1 to 3600")
     if args.search_budget is not None:
         try:
             bot_from_name(f"ismcts:{args.search_budget}")
@@ -322,6 +332,7 @@ def _app(args: argparse.Namespace, store: str | Store) -> Any:
         turn_seconds=args.turn_seconds or None,
         expire_after=args.expire_after * 3600 or None,
         search_processes=args.search_processes,
+        lease_seconds=args.lease_seconds,
     )
 
 

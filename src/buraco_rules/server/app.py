@@ -80,6 +80,7 @@ def create_app(
     expire_after: float | None = 24 * 3600.0,
     search_processes: int = 1,
     decision_seconds: float | None = 1.0,
+    lease_seconds: float = 10.0,
 ) -> Starlette:
     """The server as an ASGI application, keeping its tables in the SQLite file ``db``
     (created on first use), or in the PostgreSQL database a ``postgresql://`` URL names (shared
@@ -92,8 +93,9 @@ def create_app(
     ``app.state.hub`` once the application has started (its lifespan reloads every unfinished
     table). ``db`` may also be a store already open (``buraco-rules serve`` opens it first, to
     refuse a database it cannot use before serving); the application closes it when it stops.
-    ``max_tables_per_client``, ``turn_seconds``, ``expire_after``, ``search_processes`` and
-    ``decision_seconds`` are the hub's (:class:`~buraco_rules.server.tables.TableHub`).
+    ``max_tables_per_client``, ``turn_seconds``, ``expire_after``, ``search_processes``,
+    ``decision_seconds`` and ``lease_seconds`` are the hub's
+    (:class:`~buraco_rules.server.tables.TableHub`).
 
     Closed to abuse (:mod:`buraco_rules.server.guard`): one client address may create
     ``create_rate`` tables a minute in bursts of ``create_burst`` (a search bot's seat counts as
@@ -118,6 +120,7 @@ def create_app(
             decision_seconds=decision_seconds,
             turn_seconds=turn_seconds,
             expire_after=expire_after,
+            lease_seconds=lease_seconds,
         )
         if hub.shared is None:
             loaded = hub.load_unfinished()

@@ -15,7 +15,11 @@ lock, so that servers starting together upgrade it once.
 reconnect (notifications may have been missed: the caller catches up from the rows).
 :class:`Leases` holds session-level advisory locks, one per table a process drives (its bots and
 its turn clock), on a connection of its own: PostgreSQL frees them when the process or its
-connection dies, so that another process takes the table over.
+connection dies, so that another process takes the table over. A process that is alive but
+frozen (stopped, or its machine suspended) keeps its connection, so the leases also expire: each
+process heartbeats on its lease connection (a row of ``lease_holders``, the time on the database's
+clock), and any process that sees a heartbeat older than the bound (:data:`LEASE_SECONDS`) ends
+that connection (``pg_terminate_backend``), which frees its locks for the others to take.
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import select
+import socket
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -52,6 +59,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "CHANNEL",
+    "LEASE_SECONDS",
     "META",
     "SCHEMA_VERSION",
     "Leases",
@@ -116,11 +124,33 @@ _MIGRATIONS: tuple[str, ...] = (
         ADD COLUMN away TEXT NOT NULL DEFAULT '[]';
     CREATE INDEX tables_unfinished ON tables (created, id) WHERE finished = 0;
     """,
+    # 3: the heartbeats of the processes' lease connections (Leases), a row per connection
+    # (its backend's pid and start, which name one session even when a pid is reused; the
+    # server's own pid and host, for the operator). Unlogged: a heartbeat needs no durability
+    # (after a crash every session is gone, and so are the leases), and writes no WAL.
+    """
+    CREATE UNLOGGED TABLE lease_holders (
+        pid INTEGER NOT NULL,
+        started TIMESTAMPTZ NOT NULL,
+        beat TIMESTAMPTZ NOT NULL,
+        process INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        PRIMARY KEY (pid, started)
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The schema version this code writes: a database at an older one is upgraded at start, one at
 a newer one refused (:class:`SchemaError`)."""
+
+LEASE_SECONDS = 10.0
+"""The default bound on a lease holder's silence, in seconds: a process whose lease connection
+has not heartbeaten for longer (on the database's clock) is taken for frozen, and its connection
+is ended by the first other process that sees it, so that its tables are taken over; the process
+itself stops driving them after half as long without a heartbeat."""
+
+_IDLE_IN_TRANSACTION = int(LEASE_SECONDS * 1000)  # milliseconds
 
 # The first key of every advisory lock this store takes (the two-int form), so that they do not
 # meet another application's locks; the second key is 0 for the schema upgrade, a table's hash
@@ -193,7 +223,18 @@ def lease_key(table_id: str, buckets: int | None = None) -> tuple[int, int]:
 
 def _connect(url: str, role: str, **options: Any) -> psycopg.Connection[Any]:
     options.setdefault("connect_timeout", 5)
-    return psycopg.connect(url, autocommit=True, application_name=f"buraco-{role}", **options)
+    db = psycopg.connect(url, autocommit=True, application_name=f"buraco-{role}", **options)
+    if role != "health":
+        # A process frozen inside one of its transactions (between two statements: they hold
+        # a table's row, or the creations' lock) would hold its locks, and stop every other
+        # process's writes to that table, for as long as it is frozen: PostgreSQL ends such a
+        # session after the bound of the leases. No transaction here waits on anything else.
+        try:
+            db.execute(b"SET idle_in_transaction_session_timeout = %d" % _IDLE_IN_TRANSACTION)
+        except BaseException:
+            db.close()
+            raise
+    return db
 
 
 def _upgrade(db: psycopg.Connection[Any]) -> None:
@@ -354,17 +395,20 @@ class PostgresStore:
         )
         await self._writer.submit(_Append(loop, done, (table_id, number, seat, seq, action), extra))
 
-    async def update(self, table_id: str, meta: TableMeta) -> None:
+    async def update(self, table_id: str, meta: TableMeta, *, moves: int | None = None) -> None:
         """Replace a table's :class:`~buraco_rules.server.store.TableMeta`, and notify it
-        (``"<table id> meta"``)."""
-        values = (meta.touched, meta.deadline, json.dumps(list(meta.away)), table_id)
-        await self._submit(
-            _notifying(
-                table_id,
-                "UPDATE tables SET touched = %s, deadline = %s, away = %s WHERE id = %s",
-                values,
+        (``"<table id> meta"``); with ``moves``, only if the table has exactly that many moves
+        stored (else nothing is written: another process moved it on since the change was
+        decided, as a process that froze and lost its lease would find)."""
+        statement = "UPDATE tables SET touched = %s, deadline = %s, away = %s WHERE id = %s"
+        values: tuple[object, ...] = (meta.touched, meta.deadline, json.dumps(list(meta.away)))
+        values += (table_id,)
+        if moves is not None:  # no move numbered from ``moves`` on (they have no gap)
+            statement += (
+                " AND NOT EXISTS (SELECT 1 FROM moves WHERE table_id = %s AND number >= %s)"
             )
-        )
+            values += (table_id, moves)
+        await self._submit(_notifying(table_id, statement, values))
 
     async def expire(self, table_id: str) -> None:
         """Close a table whose game goes on (:data:`~buraco_rules.server.store.EXPIRED`), and
@@ -571,13 +615,16 @@ class PostgresStore:
         self,
         on_move: Callable[[str, int], None],
         on_gap: Callable[[], None] | None = None,
+        on_down: Callable[[], None] | None = None,
     ) -> Listener:
         """Start hearing committed moves (every process's, this one's included): ``on_move``
         gets each one's table id and number on the event loop (the number -1 for a change of
         the table's row alone: :meth:`update`, :meth:`expire`), ``on_gap`` is called after a
         lost connection is reopened (moves committed meanwhile were not heard: catch up from
-        the rows). Returns once listening, so that every move committed afterwards is heard."""
-        listener = Listener(self.url, on_move, on_gap)
+        the rows), and ``on_down`` once when the connection is lost and cannot be opened again
+        at once (the database is down, or out of reach: no process can store a move). Returns
+        once listening, so that every move committed afterwards is heard."""
+        listener = Listener(self.url, on_move, on_gap, on_down)
         await listener.start()
         return listener
 
@@ -586,9 +633,11 @@ class PostgresStore:
         on_lost: Callable[[frozenset[str]], None] | None = None,
         check_every: float = 2.0,
         buckets: int | None = None,
+        lease_seconds: float = LEASE_SECONDS,
     ) -> Leases:
-        """A connection for this process's table leases (:class:`Leases`)."""
-        leases = Leases(self.url, on_lost, check_every, buckets)
+        """A connection for this process's table leases (:class:`Leases`), expiring after
+        ``lease_seconds`` without a heartbeat."""
+        leases = Leases(self.url, on_lost, check_every, buckets, lease_seconds)
         await leases.open()
         return leases
 
@@ -762,17 +811,21 @@ async def _connect_async(url: str, role: str) -> psycopg.AsyncConnection[Any]:
 class Listener:
     """The notifications of committed moves, heard on a connection of its own (see
     :meth:`PostgresStore.listen`); a lost connection is reopened with a bounded backoff (up to
-    5 s between tries), then ``on_gap`` is called."""
+    5 s between tries), then ``on_gap`` is called; ``on_down`` is called once an outage, when the
+    first try to reopen it fails (the database does not answer, rather than this connection
+    alone ended)."""
 
     def __init__(
         self,
         url: str,
         on_move: Callable[[str, int], None],
         on_gap: Callable[[], None] | None = None,
+        on_down: Callable[[], None] | None = None,
     ) -> None:
         self.url = url
         self.on_move = on_move
         self.on_gap = on_gap
+        self.on_down = on_down
         self.reconnections = 0
         """How many times the connection was lost and reopened."""
         self._db: psycopg.AsyncConnection[Any] | None = None
@@ -790,11 +843,13 @@ class Listener:
 
     async def _run(self) -> None:
         delay = 0.05
+        down = False  # on_down was called this outage
         while True:
             try:
                 if self._db is None:
                     self._db = await self._listening()
                     delay = 0.05
+                    down = False
                     self.reconnections += 1
                     if self.on_gap is not None:
                         _call(self.on_gap)
@@ -807,6 +862,10 @@ class Listener:
             except psycopg.OperationalError:
                 if self._db is not None:
                     await self._db.close()
+                elif not down:  # a try to reopen it failed: the database does not answer
+                    down = True
+                    if self.on_down is not None:
+                        _call(self.on_down)
                 self._db = None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
@@ -828,10 +887,23 @@ class Leases:
     tables of the bucket this process holds), on a connection of its own (see
     :meth:`PostgresStore.leases`). A lock is held until released, or until the connection ends,
     which frees every lock of a process that died (at once for a killed process; within about
-    11 s, by TCP keepalives, for a machine that vanished). The connection is checked every
-    ``check_every`` seconds: when it is lost, every lease is, ``on_lost`` is told which, and the
-    next :meth:`try_take` reconnects. A lease only spares work: two processes driving one table
-    still cannot both store a move (:class:`MoveConflict`)."""
+    11 s, by TCP keepalives, for a machine that vanished).
+
+    Leases expire: a process that is alive but frozen (SIGSTOP, a suspended machine or virtual
+    machine, a stalled event loop) keeps its connection, and so its locks. So the connection
+    heartbeats every ``check_every`` seconds (at most a fifth of ``lease_seconds``): its row of
+    ``lease_holders`` gets the database's time (never a server's clock, so that the machines'
+    clocks may disagree). Each heartbeat also looks for rows whose heartbeat is older than
+    ``lease_seconds`` on the database's clock: their connections are ended
+    (``pg_terminate_backend``: allowed on sessions of the same role; another role's are seen
+    and ended only with ``pg_read_all_stats`` and ``pg_signal_backend``, and left alone, logged
+    once, without), which frees their locks for :meth:`take_free`. The holder itself
+    counts from when it sent its last heartbeat that succeeded, on its monotonic clock: once
+    half of ``lease_seconds`` has passed, :attr:`held` is empty (so the frozen process, waking,
+    drives nothing even before it has seen its connection gone), and the next use of the
+    leases drops them all, telling ``on_lost``, and starts again on a new connection. A lost
+    connection loses every lease in the same way. A lease only spares work: two processes
+    driving one table still cannot both store a move (:class:`MoveConflict`)."""
 
     def __init__(
         self,
@@ -839,23 +911,39 @@ class Leases:
         on_lost: Callable[[frozenset[str]], None] | None = None,
         check_every: float = 2.0,
         buckets: int | None = None,
+        lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         if buckets is not None and not 1 <= buckets <= 2**31:
             raise ValueError(f"buckets must be 1 to 2**31, not {buckets}")
+        if not 0.1 <= lease_seconds <= 3600:
+            raise ValueError(f"lease_seconds must be 0.1 to 3600, not {lease_seconds}")
         self.url = url
         self.on_lost = on_lost
-        self.check_every = check_every
+        self.check_every = min(check_every, lease_seconds / 5)
         self.buckets = buckets
+        self.lease_seconds = lease_seconds
+        self.expired = 0
+        """How many other processes' lease connections this one ended (heartbeats too old)."""
         self._held: dict[str, tuple[int, int]] = {}  # table: its lock
         self._tables_of: dict[tuple[int, int], int] = {}  # lock: how many tables it covers
         self._db: psycopg.AsyncConnection[Any] | None = None
+        self._session: tuple[int, Any] | None = None  # the connection's backend: pid, start
+        self._beaten = -float("inf")  # when the last heartbeat that succeeded was sent
         self._lock = asyncio.Lock()
         self._watch: asyncio.Task[None] | None = None
+        self._refused = False  # a termination refused (the role's rights): said once
 
     @property
     def held(self) -> frozenset[str]:
-        """The ids of the tables whose lease this process holds."""
-        return frozenset(self._held)
+        """The ids of the tables whose lease this process holds: none once its last heartbeat
+        is older than half of ``lease_seconds`` (others may have taken them over)."""
+        return frozenset(self._held) if self.live else frozenset()
+
+    @property
+    def live(self) -> bool:
+        """Whether the last heartbeat that succeeded was sent within half of
+        ``lease_seconds``: the leases are this process's for sure."""
+        return time.monotonic() - self._beaten < self.lease_seconds / 2
 
     @property
     def locks(self) -> int:
@@ -863,28 +951,83 @@ class Leases:
         return len(self._tables_of)
 
     async def open(self) -> None:
-        """Connect, and start checking the connection."""
+        """Connect, and start heartbeating."""
         async with self._lock:
             await self._connection()
         self._watch = asyncio.get_running_loop().create_task(self._check())
 
     async def _connection(self) -> psycopg.AsyncConnection[Any]:
+        if self._db is not None and not self.live:  # maybe ended by another process
+            await self._drop("its heartbeat is late")
         if self._db is None or self._db.closed or self._db.broken:
             self._db = await _connect_async(self.url, "leases")
             # PostgreSQL's side of the keepalives: it ends the session of a vanished machine,
             # freeing its locks, within idle + interval * count = 11 s.
             for name, value in (("idle", 5), ("interval", 2), ("count", 3)):
                 await self._db.execute(f"SET tcp_keepalives_{name} = {value}".encode())
+            # A heartbeat lost in a crash of PostgreSQL is of no matter: no flush waited for.
+            await self._db.execute(b"SET synchronous_commit = off")
+            cursor = await self._db.execute(
+                b"SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+            )
+            row = await cursor.fetchone()
+            if row is None:  # only a session PostgreSQL does not list
+                raise psycopg.OperationalError("this session is not in pg_stat_activity")
+            self._session = (int(row[0]), row[1])
+            await self._beat(self._db)
         return self._db
+
+    async def _beat(self, db: psycopg.AsyncConnection[Any]) -> None:
+        """Heartbeat (the database's time in this connection's row); :attr:`live` again."""
+        if self._session is None:
+            return
+        sent = time.monotonic()
+        await db.execute(
+            b"INSERT INTO lease_holders (pid, started, beat, process, host)"
+            b" VALUES (%s, %s, clock_timestamp(), %s, %s)"
+            b" ON CONFLICT (pid, started) DO UPDATE SET beat = excluded.beat",
+            (*self._session, os.getpid(), socket.gethostname()[:200]),
+        )
+        self._beaten = sent
+
+    async def _expire_others(self, db: psycopg.AsyncConnection[Any]) -> None:
+        """End the lease connections whose heartbeat is older than ``lease_seconds`` (by the
+        database's clock), and forget their rows (those of sessions already gone too)."""
+        try:
+            cursor = await db.execute(_EXPIRE, {"seconds": self.lease_seconds})
+            ended = await cursor.fetchall()
+        except psycopg.OperationalError:
+            raise
+        except psycopg.Error as refused:  # the role may not end another role's sessions
+            if not self._refused:
+                log.warning("a frozen process's leases not ended: %s", _one_line(refused))
+            self._refused = True
+            return
+        unseen = any(process is None for process, _, _ in ended)
+        if unseen and not self._refused:
+            log.warning(
+                "a frozen process's leases not ended: its session is another role's, which this"
+                " one may not see (grant it pg_read_all_stats and pg_signal_backend)"
+            )
+        self._refused = unseen
+        for process, host, terminated in ended:
+            if terminated:
+                self.expired += 1
+                log.warning(
+                    "the leases of process %s on %s ended: no heartbeat for over %g s",
+                    process,
+                    " ".join(str(host).split())[:100] or "(unnamed)",
+                    self.lease_seconds,
+                )
 
     async def try_take(self, table_id: str) -> bool:
         """Take the table's lease if no process holds it; whether this process holds it now."""
         key = lease_key(table_id, self.buckets)
         async with self._lock:
+            db = await self._connection()
             if table_id in self._held:
                 return True
             if key not in self._tables_of:
-                db = await self._connection()
                 try:
                     cursor = await db.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
                     row = await cursor.fetchone()
@@ -899,10 +1042,11 @@ class Leases:
 
     async def take_free(self, most: int) -> list[str]:
         """Take the leases of unfinished tables that need a driver (bots or a turn clock) and
-        that no process holds (their process died, or none took them), at most ``most`` locks
-        at once, chosen at random (so that the processes looking share a dead one's tables);
-        with it, the tables of the buckets this process holds already. The ids of the tables
-        whose lease this process took, in one round trip whatever the number of tables."""
+        that no process holds (their process died or froze, or none took them), at most
+        ``most`` locks at once, chosen at random (so that the processes looking share a dead
+        one's tables); with it, the tables of the buckets this process holds already. The ids
+        of the tables whose lease this process took, in one round trip whatever the number of
+        tables."""
         async with self._lock:
             db = await self._connection()
             held = list(self._held)
@@ -939,16 +1083,21 @@ class Leases:
                 with contextlib.suppress(psycopg.OperationalError):
                     await self._db.execute("SELECT pg_advisory_unlock(%s, %s)", key)
 
-    async def _drop(self) -> None:
-        # Called under the lock, with the connection lost: so is every lease.
+    async def _drop(self, why: str = "its connection was lost") -> None:
+        # Called under the lock, with the connection lost or the leases expired: every lease
+        # goes (the connection is closed, freeing any lock it still holds).
         lost = frozenset(self._held)
         self._held.clear()
         self._tables_of.clear()
+        self._session = None
+        self._beaten = -float("inf")
         if self._db is not None:
             await self._db.close()
             self._db = None  # reopened by the next take
-        if lost and self.on_lost is not None:
-            _call(self.on_lost, lost)
+        if lost:
+            log.warning("the leases of %d tables dropped: %s", len(lost), why)
+            if self.on_lost is not None:
+                _call(self.on_lost, lost)
 
     async def _check(self) -> None:
         while True:
@@ -956,13 +1105,17 @@ class Leases:
             async with self._lock:
                 if self._db is None:
                     continue
+                if not self.live:  # frozen (or the loop stalled) too long: maybe taken over
+                    await self._drop("its heartbeat is late")
+                    continue
                 try:
-                    await self._db.execute("SELECT 1")
+                    await self._beat(self._db)
+                    await self._expire_others(self._db)
                 except psycopg.OperationalError:
                     await self._drop()
 
     async def close(self) -> None:
-        """Release every lease and close the connection."""
+        """Release every lease and close the connection (its heartbeat row goes with it)."""
         if self._watch is not None:
             self._watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -970,5 +1123,36 @@ class Leases:
         self._held.clear()
         self._tables_of.clear()
         if self._db is not None:
+            if self._session is not None and not self._db.broken:
+                with contextlib.suppress(psycopg.Error):
+                    await self._db.execute(
+                        b"DELETE FROM lease_holders WHERE pid = %s AND started = %s",
+                        self._session,
+                    )
             await self._db.close()
             self._db = None
+
+
+# The lease connections whose heartbeat is older than the bound (by the database's clock), but
+# this one: their rows deleted, and those whose session is still there (the same backend pid
+# and start: a pid reused by another session is not it) ended. A session this role may not see
+# (another role's, without pg_read_all_stats) keeps its row and comes back as a row of NULLs:
+# nothing is ended on a guess. The delete checks the heartbeat again, so that a heartbeat
+# written meanwhile keeps its row (the row lock orders them, and the delete sees the new time).
+_EXPIRE = b"""
+WITH stale AS (
+    SELECT h.pid, h.started, a.pid IS NOT NULL AS running, a.backend_start
+    FROM lease_holders h LEFT JOIN pg_stat_activity a ON a.pid = h.pid
+    WHERE h.beat < clock_timestamp() - %(seconds)s * interval '1 second'
+        AND h.pid <> pg_backend_pid()
+), gone AS (
+    DELETE FROM lease_holders h USING stale s
+    WHERE h.pid = s.pid AND h.started = s.started
+        AND h.beat < clock_timestamp() - %(seconds)s * interval '1 second'
+        AND NOT (s.running AND s.backend_start IS NULL)
+    RETURNING h.pid, h.process, h.host, s.running AND s.backend_start = h.started AS same
+)
+SELECT process, host, CASE WHEN same THEN pg_terminate_backend(pid) ELSE false END FROM gone
+UNION ALL
+SELECT NULL, NULL, NULL FROM stale WHERE running AND backend_start IS NULL
+"""

@@ -297,14 +297,17 @@ class TableStore:
 
         await self._submit(write)
 
-    async def update(self, table_id: str, meta: TableMeta) -> None:
-        """Replace a table's :class:`TableMeta` (its clock ran out, or its person came back)."""
-        values = (meta.touched, meta.deadline, json.dumps(list(meta.away)), table_id)
-        await self._submit(
-            lambda db: db.execute(
-                "UPDATE tables SET touched = ?, deadline = ?, away = ? WHERE id = ?", values
-            )
-        )
+    async def update(self, table_id: str, meta: TableMeta, *, moves: int | None = None) -> None:
+        """Replace a table's :class:`TableMeta` (its clock ran out, or its person came back);
+        with ``moves``, only if the table has exactly that many moves stored (else nothing is
+        written: the table moved on since the change was decided)."""
+        statement = "UPDATE tables SET touched = ?, deadline = ?, away = ? WHERE id = ?"
+        values: tuple[object, ...] = (meta.touched, meta.deadline, json.dumps(list(meta.away)))
+        values += (table_id,)
+        if moves is not None:  # no move numbered from ``moves`` on (they have no gap)
+            statement += " AND NOT EXISTS (SELECT 1 FROM moves WHERE table_id = ? AND number >= ?)"
+            values += (table_id, moves)
+        await self._submit(lambda db: db.execute(statement, values))
 
     async def expire(self, table_id: str) -> None:
         """Close a table whose game goes on (:data:`EXPIRED`): it is loaded no more."""

@@ -64,8 +64,9 @@ class Store(Protocol):
     ) -> None:
         """Append a move; returns once it is committed."""
 
-    async def update(self, table_id: str, meta: TableMeta) -> None:
-        """Replace a table's :class:`~buraco_rules.server.store.TableMeta`."""
+    async def update(self, table_id: str, meta: TableMeta, *, moves: int | None = None) -> None:
+        """Replace a table's :class:`~buraco_rules.server.store.TableMeta` (with ``moves``:
+        only if the table has exactly that many moves stored)."""
 
     async def expire(self, table_id: str) -> None:
         """Close a table whose game goes on."""
@@ -122,7 +123,10 @@ class SharedStore(Store, Protocol):
         """How many moves each of these tables has stored."""
 
     async def listen(
-        self, on_move: Callable[[str, int], None], on_gap: Callable[[], None] | None = None
+        self,
+        on_move: Callable[[str, int], None],
+        on_gap: Callable[[], None] | None = None,
+        on_down: Callable[[], None] | None = None,
     ) -> Closable:
         """Hear every process's committed changes (see :meth:`PostgresStore.listen`)."""
 
@@ -131,8 +135,10 @@ class SharedStore(Store, Protocol):
         on_lost: Callable[[frozenset[str]], None] | None = None,
         check_every: float = 2.0,
         buckets: int | None = None,
+        lease_seconds: float = 10.0,
     ) -> TableLeases:
-        """A connection for this process's table leases."""
+        """A connection for this process's table leases, expiring after ``lease_seconds``
+        without a heartbeat (a frozen process's tables are taken over)."""
 
 
 class Closable(Protocol):

@@ -370,7 +370,8 @@ class TableHub:
     ``turn_seconds`` is the turn clock of a table with two human seats or more whose request
     names none (None: no clock); a table with one human seat has none unless asked.
     ``expire_after`` is the seconds an unfinished table may go without a move before it is
-    closed (None: never).
+    closed (None: never). ``lease_seconds`` (a shared store) bounds how long a frozen process
+    keeps the tables it drives (see :class:`~buraco_rules.server.pgstore.Leases`).
     """
 
     def __init__(
@@ -385,6 +386,7 @@ class TableHub:
         decision_seconds: float | None = 1.0,
         turn_seconds: int | None = DEFAULT_TURN_SECONDS,
         expire_after: float | None = 24 * 3600.0,
+        lease_seconds: float = 10.0,
     ) -> None:
         if search_budget is not None:
             if not isinstance(search_budget, str):
@@ -419,6 +421,9 @@ class TableHub:
         self.leases: TableLeases | None = None
         self.lease_every = 1.0
         """Seconds between two looks for tables whose driver died (shared stores)."""
+        self.lease_seconds = lease_seconds
+        """Seconds without a heartbeat after which a process's leases expire, so that the
+        tables a frozen process drove are taken over (shared stores)."""
         self._listener: Any = None
         self._leasing: asyncio.Task[None] | None = None
         self._behind: set[str] = set()  # tables whose catch-up is scheduled
@@ -642,8 +647,10 @@ class TableHub:
         the tables to drive (call on the loop before :meth:`start`; nothing to do with SQLite)."""
         if self.shared is None:
             return
-        self._listener = await self.shared.listen(self._heard, self._missed)
-        self.leases = await self.shared.leases(self._lost, check_every=self.lease_every)
+        self._listener = await self.shared.listen(self._heard, self._missed, self._down)
+        self.leases = await self.shared.leases(
+            self._lost, check_every=self.lease_every, lease_seconds=self.lease_seconds
+        )
         for table_id in list(self.tables):  # what was committed between loading and listening
             self._heard(table_id, -1)
         self._leasing = asyncio.get_running_loop().create_task(self._lease_loop())
@@ -722,11 +729,14 @@ class TableHub:
         async with table.lock:
             await self._store_meta(table, what)
 
-    async def _store_meta(self, table: Table, what: str) -> None:
+    async def _store_meta(self, table: Table, what: str, *, fenced: bool = False) -> None:
         """Store the table's clock and away seats as they are, under the table's lock (a
-        failure is logged and kept in memory: the next move stores them)."""
+        failure is logged and kept in memory: the next move stores them); ``fenced``: only if
+        the table has not moved on in the store (a driver's write, which must not land after
+        another process took the table over and moved it, should this one freeze meanwhile)."""
         try:
-            await self.store.update(table.id, table.meta())
+            moves = len(table.moves) if fenced else None
+            await self.store.update(table.id, table.meta(), moves=moves)
             table.stored = table.meta()
         except self.store.errors as error:
             log.warning("table %s: %s not stored: %s", table.id, what, one_line(error))
@@ -910,10 +920,7 @@ class TableHub:
                 return _CONFLICT  # another process stored move ``number``: catch up, not a fault
             log.warning("table %s: move %d not stored: %s", table.id, number, one_line(error))
             if table.notice is None or table.notice["code"] != "storage-failed":
-                table.notice = {
-                    "code": "storage-failed",
-                    "message": "moves cannot be saved right now; retrying",
-                }
+                table.notice = dict(_STORAGE_FAILED)
                 table.broadcast()
             return _FAILED
         finally:
@@ -951,10 +958,24 @@ class TableHub:
         self._behind.add(table_id)
         self._later(self._catch_up(table))
 
+    def _down(self) -> None:
+        """The database does not answer (the listener could not reconnect): no process can
+        store a move, so every seat here is told, not only those of a table whose own write
+        failed in this process (the processes share nothing but the database)."""
+        for table in list(self.tables.values()):
+            if table.notice is None and not (table.is_over or table.closed):
+                table.notice = dict(_STORAGE_FAILED)
+                table.broadcast()
+
     def _missed(self) -> None:
-        """The listener reconnected: changes may have gone unheard; every table catches up."""
+        """The listener reconnected (the database answers again): changes may have gone
+        unheard, every table catches up, and a storage-failed notice goes (the next failed
+        write says it again)."""
         log.warning("notifications may have been missed: catching up %d tables", len(self.tables))
         for table in list(self.tables.values()):
+            if table.notice is not None and table.notice["code"] == "storage-failed":
+                table.notice = None
+                table.broadcast()
             if table.id not in self._behind:
                 self._behind.add(table.id)
                 self._later(self._catch_up(table))
@@ -1042,8 +1063,7 @@ class TableHub:
 
     def _lost(self, tables: frozenset[str]) -> None:
         """This process lost its leases (its lease connection): it stops driving those tables
-        until it takes their leases again."""
-        log.warning("lost the leases of %d tables", len(tables))
+        until it takes their leases again (the leases say why, in the log)."""
         for table_id in tables:
             table = self.tables.get(table_id)
             if table is not None:
@@ -1148,7 +1168,7 @@ class TableHub:
             table.away.add(seat)
             table.deadline = None
             log.info("table %s: seat %d ran out of time, a bot plays it", table.id, seat)
-            await self._store_meta(table, "the away seat")
+            await self._store_meta(table, "the away seat", fenced=True)
             table.broadcast()
         self.wake_bots(table)
 
@@ -1412,6 +1432,12 @@ def _resent(place: _Seat, seq: int, action: object) -> Message:
 
 
 _UNSET: Final = object()
+
+_STORAGE_FAILED: Final = {
+    "code": "storage-failed",
+    "message": "moves cannot be saved right now; retrying",
+}
+"""A table's notice while the database cannot store its moves."""
 
 _STORED: Final = object()
 """A commit's outcome: the move is stored and taken into the table."""
