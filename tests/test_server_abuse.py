@@ -313,22 +313,52 @@ def test_an_address_refused_again_and_again_is_refused_unread(server: ServerProc
     ]
     assert answers == ["foreign-origin"] * 20  # 20 refusals in a burst bar the address
     # Barred, its next connections are answered a second later, unread, honest requests and
-    # WebSocket handshakes alike, for as long as it goes on; another address is served.
+    # WebSocket handshakes alike; another address is served.
     health = f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
-    for _ in range(2):
-        barred = [_connect(server.port, "127.0.0.41") for _ in range(3)]
-        for raw, data in zip(barred, (health, health, _handshake(server.port)), strict=True):
-            raw.sendall(data)
-        assert request(server, "GET", "/api/health", source="127.0.0.42")[0] == 200
-        for raw in barred:
-            with raw:
-                head, _, body = raw.recv(1000).partition(b"\r\n\r\n")
-                assert head.startswith(b"HTTP/1.1 429 ") and b"retry-after: 5" in head
-                assert json.loads(body)["code"] == "refused-for-now"
+    barred = [_connect(server.port, "127.0.0.41") for _ in range(3)]
+    for raw, data in zip(barred, (health, health, _handshake(server.port)), strict=True):
+        raw.sendall(data)
+    assert request(server, "GET", "/api/health", source="127.0.0.42")[0] == 200
+    for raw in barred:
+        with raw:
+            head, _, body = raw.recv(1000).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 429 ") and b"retry-after: 5" in head
+            assert json.loads(body)["code"] == "refused-for-now"
     # One line says so; a connection refused unread writes none.
     lines = log.lines()
     assert sum("127.0.0.41 - barred: 20 refusals" in line for line in lines) == 1
     assert sum("127.0.0.41:" in line for line in lines) == 20
+
+
+def test_requests_beyond_an_addresses_rate_are_refused_then_it_is_barred(
+    tmp_path: Path,
+) -> None:
+    flags = ("--request-rate", "0.5", "--bar-after", "5")  # bursts of 2 requests
+    server = ServerProcess(tmp_path / "r.sqlite", tmp_path / "r.log", *flags)
+    server.start()
+    try:
+        # One kept-alive connection asking again and again: two answers, then 429, closed.
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", server.port, timeout=10, source_address=("127.0.0.51", 0)
+        )
+        statuses = []
+        for _ in range(3):
+            connection.request("GET", "/api/health")
+            answer = connection.getresponse()
+            statuses.append((answer.status, answer.read()))
+        connection.close()
+        assert [status for status, _ in statuses] == [200, 200, 429]
+        refused = json.loads(statuses[-1][1])
+        assert refused["code"] == "too-many-requests" and answer.headers["Connection"] == "close"
+        assert request(server, "GET", "/api/health", source="127.0.0.52")[0] == 200
+        # Each such refusal counts: four more, and the address is refused unread.
+        codes = [
+            request(server, "GET", "/api/variants", source="127.0.0.51")[1]["code"]
+            for _ in range(5)
+        ]
+        assert codes == ["too-many-requests"] * 4 + ["refused-for-now"]
+    finally:
+        server.stop()
 
 
 def test_a_barred_address_is_read_again_once_it_stops() -> None:
@@ -340,14 +370,12 @@ def test_a_barred_address_is_read_again_once_it_stops() -> None:
         assert not addresses.barred("192.0.2.1")
         addresses.refused("192.0.2.1")
     assert addresses.barred("192.0.2.1") and not addresses.barred("192.0.2.2")
-    for _ in range(30):  # refused twice a second while barred: barred all along
-        now[0] += 0.5
-        assert addresses.barred("192.0.2.1")
-        addresses.refused("192.0.2.1")
-    now[0] += 5.0  # it stops: its debt (a bucket at most) and one token are paid back
-    assert addresses.barred("192.0.2.1")
-    now[0] += 6.0
+    now[0] += 0.9  # the answers to its barred connections cost nothing: it is read again
+    assert addresses.barred("192.0.2.1")  # a second after its last refusal
+    now[0] += 0.1
     assert not addresses.barred("192.0.2.1")
+    addresses.refused("192.0.2.1")  # and barred again by the next refusal
+    assert addresses.barred("192.0.2.1")
     assert not _Addresses(64, (), bar_after=0).barred("192.0.2.1")  # --bar-after 0: never
 
 

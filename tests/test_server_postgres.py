@@ -617,6 +617,34 @@ def test_a_frozen_process_loses_its_tables_bots_to_another_and_drives_nothing_on
     assert "Traceback" not in log_a + log_b
 
 
+def test_a_clock_started_by_a_join_on_another_process_runs_out_where_the_table_is_driven(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Behind a load balancer the creation and the first person's join land on different
+    processes: the join on B starts the clock (stored and notified as a change of the table's
+    row), and A, which created the table and drives it, hears it and plays the seat whose time
+    ran out (the outside probe: it never did, the row's change taken for no news)."""
+    options = (*FAST, "--turn-seconds", "2")
+    a = ServerProcess(pg_url, tmp_path / "a.log", *options)  # type: ignore[arg-type]
+    b = ServerProcess(pg_url, tmp_path / "b.log", *options)  # type: ignore[arg-type]
+    a.start()
+    b.start()
+    try:
+        created = a.create({"seats": ["human", "human"]})
+        table = created["table"]
+        sit_down_and_leave(b, created, 0)
+        began = time.monotonic()
+        while not stored(pg_url, table).moves:
+            assert time.monotonic() - began < 30, "the clock never ran out"
+            time.sleep(0.1)
+        assert lease_holder(pg_url, table) == a.process.pid  # type: ignore[union-attr]
+    finally:
+        a.stop()
+        b.stop()
+    for name in ("a.log", "b.log"):
+        assert "Traceback" not in (tmp_path / name).read_text()
+
+
 def test_a_creation_past_either_cap_is_answered_alike_on_sqlite_and_on_postgresql(
     pg_cluster: Cluster, tmp_path: Path
 ) -> None:

@@ -12,8 +12,10 @@ connections can), ``slow`` (300 requests sending their headers and 300 their bod
 second, reopened when closed), ``halfsent`` (500 requests half sent once, 50 from each of 10
 addresses, then silent), ``sockets`` (300 WebSockets that never join, reopened when
 closed), ``headers`` (8 connections sending 30 MiB of headers each), ``foreign`` (requests and
-handshakes from another site's page, 8 at a time) and ``search`` (tables of three search bots and
-a person who never comes, from one address: last, as their bots think on after the phase). The
+handshakes from another site's page, 8 at a time), ``requests`` (the page asked for again and
+again on 16 kept-alive connections, each reopened when closed) and ``search`` (tables of
+three search bots and a person who never comes, from one address: last, as their bots think on
+after the phase). The
 attacks come from one stranger's address (127.0.0.203; the creations from 127.0.0.20x); the
 honest players run in their own process, each table created from its own loopback address
 (127.0.1.x), and think 0.3 to 0.7 s a move. Every phase ends by itself; the whole run is bounded
@@ -40,7 +42,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-PHASES = ("quiet", "create", "slow", "halfsent", "sockets", "headers", "foreign", "search")
+PHASES = (
+    "quiet",
+    "create",
+    "slow",
+    "halfsent",
+    "sockets",
+    "headers",
+    "foreign",
+    "requests",
+    "search",
+)
 WS_KEY = "dGhlIHNhbXBsZSBub25jZQ=="
 ATTACKER = "127.0.0.203"  # the stranger's address (127.0.0.1 would be a trusted proxy's)
 
@@ -289,9 +301,41 @@ def attack(phase: str, port: int, seconds: float, out: Any) -> None:
                 return int(answer.split()[1]) if answer.startswith(b"HTTP/") else 0
 
             await flood(one, 8)
+        elif phase == "requests":
+            await flood(_page_again(port), 16)
 
     asyncio.run(main())
     out.put(dict(counts))
+
+
+def _page_again(port: int) -> Any:
+    """A call that asks for the page on its thread's kept-alive connection (reopened when the
+    server closes it): its answer's status, 0 for none."""
+    import http.client
+    import threading
+
+    local = threading.local()
+
+    def one() -> int:
+        connection = getattr(local, "connection", None)
+        if connection is None:
+            connection = local.connection = http.client.HTTPConnection(
+                "127.0.0.1", port, timeout=10, source_address=("127.0.0.204", 0)
+            )
+        try:
+            connection.request("GET", "/")
+            answer = connection.getresponse()
+            answer.read()
+        except (OSError, http.client.HTTPException):
+            connection.close()
+            local.connection = None
+            return 0
+        if answer.will_close:
+            connection.close()
+            local.connection = None
+        return answer.status
+
+    return one
 
 
 def _proc(pid: int) -> tuple[float, int]:

@@ -310,7 +310,8 @@ def run(tables: int, args: argparse.Namespace) -> dict[str, Any]:
             + (["--workers", str(args.workers)] if args.workers > 1 else [])
             + ["--max-tables", str(tables + 10), *args.serve_arg]
             # Every table comes from this one address: its per-address limits are lifted.
-            + ["--create-rate", "0", "--max-tables-per-client", str(tables + 10)]
+            + ["--create-rate", "0", "--request-rate", "0"]
+            + ["--max-tables-per-client", str(tables + 10)]
             + [
                 "--max-per-address",
                 str(2 * tables + 64),

@@ -149,7 +149,7 @@ def wait_up(url: str) -> None:
 
 
 def run(db: str, tables: int, setup: str, timeout: float, think: float) -> dict[str, float]:
-    options = ["--bot-delay", "0", "--rate", "1000000", "--create-rate", "0"]
+    options = ["--bot-delay", "0", "--rate", "1000000", "--create-rate", "0", "--request-rate", "0"]
     options += ["--max-tables", str(tables + 10), "--max-tables-per-client", str(tables + 10)]
     servers, workers = SETUPS[setup]
     folder = tempfile.TemporaryDirectory()

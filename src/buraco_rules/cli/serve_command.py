@@ -161,12 +161,21 @@ def add_parser(commands: Any) -> None:
         help="...from one client address (an IPv6 /64); a --proxy is not counted (default 64)",
     )
     abuse.add_argument(
+        "--request-rate",
+        type=float,
+        default=50.0,
+        metavar="N",
+        help="HTTP requests a second from one client address, in bursts of 4N (WebSocket "
+        "handshakes aside); more are answered 429 (default 50; 0: no limit)",
+    )
+    abuse.add_argument(
         "--bar-after",
         type=int,
         default=20,
         metavar="N",
-        help="refuse an address's connections unread once N of its requests were refused "
-        "(403, 413, 429) in a burst, one forgiven a second (default 20; 0: never)",
+        help="refuse an address's connections unread once it was refused N times in a burst "
+        "(403, 413, too many requests or connections, a WebSocket closed for its fault), one "
+        "forgiven a second (default 20; 0: never)",
     )
     abuse.add_argument(
         "--proxy",
@@ -258,9 +267,10 @@ def run(args: argparse.Namespace) -> int:
         args.create_rate < 0
         or min(args.create_burst, args.max_connections, args.max_per_address) < 1
         or args.bar_after < 0
+        or args.request_rate < 0
     ):
         args.parser.error(
-            "--create-rate and --bar-after must be 0 or more, --create-burst, "
+            "--create-rate, --request-rate and --bar-after must be 0 or more, --create-burst, "
             "--max-connections and --max-per-address above 0"
         )
     if not (args.join_timeout > 0 and args.request_timeout > 0):
@@ -348,6 +358,7 @@ def _uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
         # only the proxies the operator names carry many clients' connections
         trusted=args.proxy,
         bar_after=args.bar_after,
+        request_rate=args.request_rate,
     )
     return {
         "host": args.host,

@@ -160,16 +160,6 @@ class _Buckets:
         tokens, then = entry
         return min(float(self.burst), tokens + (self.clock() - then) * self.rate)
 
-    def spend(self, key: str, cost: float, floor: float) -> float:
-        """Spend ``cost`` tokens of ``key``'s bucket whether it holds them or not, down to
-        ``floor`` (a debt repaid at the same rate): the tokens left."""
-        tokens = max(floor, self.left(key) - cost)
-        self.buckets.pop(key, None)
-        self.buckets[key] = (tokens, self.clock())
-        while len(self.buckets) > self.size:
-            self.buckets.popitem(last=False)
-        return tokens
-
     def take(self, key: str, cost: int) -> float:
         """Spend ``cost`` tokens of ``key``'s bucket: 0 if it had them, else the seconds until
         it will (and nothing is spent)."""

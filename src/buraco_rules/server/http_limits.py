@@ -12,16 +12,22 @@ what they lack for a server facing strangers.
   stranger can take every place. Connections from a proxy the operator names (``serve
   --proxy``, Uvicorn's ``forwarded_allow_ips``) carry many clients and are not counted; no other
   address is exempt, loopback included, and no forwarded header is read here.
-- **Refused unread.** Refusing a request costs the server its parsing and routing (about half a
-  millisecond), so a stranger who repeats a refused request as fast as it can (a creation flood,
-  another site's page) took a whole core and made every table wait. Each refusal an address
-  earns (403, 413 or 429, over HTTP or as a WebSocket handshake's answer) spends a token of its
-  bucket (``bar_after`` tokens, one back a second); while the bucket is empty, the address's
-  new connections are answered ``429 refused-for-now`` a second later and closed, unread (at
-  once beyond the address's connection cap). Those answers spend tokens too, down to a debt of
-  a full bucket, so an address stays barred while it goes on, and is read again at most
-  ``2 * bar_after`` seconds after it stops. The refusals close their connections, so a flood
-  costs the server an accept and a write a connection.
+- **A request rate.** Each client address may send ``request_rate`` HTTP requests a second
+  (bursts of four times as many; WebSocket handshakes aside, as a joined seat has its own message
+  rate): beyond it a request is answered ``429 too-many-requests`` before the application sees
+  it, and its connection closed, so that no address's requests, refused or not, on new
+  connections or kept-alive ones, take the server's core.
+- **Refused unread.** Refusing a request still costs the server its parsing (a tenth to half a
+  millisecond), so a stranger who repeats a refused request as fast as it can (another site's
+  page, requests beyond the rate) took a whole core and made every table wait. Each refusal for
+  a client's own fault (403, 413, ``too-many-requests``, ``too-many-connections``, a WebSocket
+  closed for its policy (1008)) spends a token of the address's bucket (``bar_after`` tokens,
+  one back a second); while the bucket is empty, the address's new connections are answered
+  ``429 refused-for-now`` a second later and closed, unread (at once beyond the address's
+  connection cap). Those answers spend nothing, so an address is read again a second after its
+  last refusal: a flood costs the server an accept and a write a connection and a request a
+  second, and people behind the address who retry are not held once it stops. A creation
+  beyond the creation rate spends nothing (an office creating tables together is not barred).
 - **Bounded headers.** The h11 parser keeps at most ``h11_max_incomplete_event_size`` bytes of
   unfinished headers (the httptools parser keeps them without bound); that bounds only headers
   still arriving, so every whole request's line and headers are also measured
@@ -88,9 +94,11 @@ _BARRED: Final = _refusal(
     b"429 Too Many Requests", "refused-for-now", "this address was refused too often just now"
 )
 
-_STRIKING_STATUSES: Final = frozenset({403, 413, 429})
-"""The answers that spend a token of the client address's refusal bucket: a client's own fault
-that a flood repeats (another site's page, too many creations or connections, a body too big)."""
+_STRIKING_STATUSES: Final = frozenset({403, 413})
+"""The application's answers that spend a token of the client address's refusal bucket: a
+client's own fault that a flood repeats (another site's page, a body too big). The transport's
+own refusals spend one where they are made."""
+_POLICY_CLOSE: Final = 1008  # a WebSocket closed for the client's fault (rate, join, reader)
 
 _BARRED_WAIT: Final = 1.0  # seconds a barred address's connection waits for its refusal
 _BAR_LOG_EVERY: Final = 60.0  # seconds between two log lines for one barred address
@@ -109,6 +117,7 @@ class _Addresses:
         limit: int,
         trusted: Sequence[str] | str,
         bar_after: int = 20,
+        request_rate: float = 50.0,
         clock: Any = time.monotonic,
     ) -> None:
         self.limit = limit
@@ -116,6 +125,11 @@ class _Addresses:
         self.clock = clock
         self.refusals = _Buckets(60.0, bar_after, MAX_ADDRESSES, clock) if bar_after > 0 else None
         self.logged: OrderedDict[str, float] = OrderedDict()  # when each bar was last logged
+        self.requests = (
+            _Buckets(request_rate * 60.0, int(4 * request_rate), MAX_ADDRESSES, clock)
+            if request_rate > 0
+            else None
+        )
         names = trusted.split(",") if isinstance(trusted, str) else list(trusted)
         self.everyone_trusted = any(n.strip() == "*" for n in names)
         self.trusted = []
@@ -142,15 +156,18 @@ class _Addresses:
         """Whether ``key`` was refused so often just now that its connections go unread."""
         return self.refusals is not None and self.refusals.left(key) < 1.0
 
+    def request(self, key: str) -> bool:
+        """Whether ``key`` may send one more HTTP request now (spending it)."""
+        return self.requests is None or self.requests.take(key, 1) == 0.0
+
     def refused(self, key: str) -> None:
-        """Count one refusal against ``key``, a barred address's too (down to a debt of a full
-        bucket): an address stays barred while it is refused about once a second, and is read
-        again a bucket's seconds at most after it stops. The first that bars it is logged (once
-        a minute at most, however long the flood)."""
+        """Count one refusal against ``key``. The one that bars it is logged (once a minute at
+        most, however long the flood)."""
         if self.refusals is None:
             return
         burst = self.refusals.burst
-        if self.refusals.spend(key, 1.0, -float(burst)) >= 1.0:
+        self.refusals.take(key, 1)
+        if not self.barred(key):
             return
         now = self.clock()
         last = self.logged.pop(key, None)
@@ -188,27 +205,52 @@ def _header_bytes(event: h11.Request) -> int:
 class _HeaderBound(h11.Connection):
     """An h11 connection that refuses a request whose line and headers exceed
     ``MAX_HEADER_BYTES`` in all, as h11 refuses unfinished headers beyond its bound: Uvicorn
-    answers the protocol error 400 and closes the connection, with its one log line. Each
-    answer in the striking statuses (403, 413, 429) it sends is reported to ``on_refusal``."""
+    answers the protocol error 400 and closes the connection, with its one log line. Its
+    ``protocol``, when set, hears of each request (for the request rate) and of each refusal the
+    application answers."""
 
-    on_refusal: Any = None  # called with no argument for each refusal sent, when set
+    protocol: LimitedH11Protocol | None = None
 
     def send_with_data_passthrough(self, event: h11.Event) -> list[bytes] | None:
         """The bytes of ``event`` (what ``send`` returns, in pieces), a refusal reported first."""
         if (
-            self.on_refusal is not None
+            self.protocol is not None
             and isinstance(event, h11.Response)
             and event.status_code in _STRIKING_STATUSES
         ):
-            self.on_refusal()
+            self.protocol.refused_by_app()
         return super().send_with_data_passthrough(event)
 
     def next_event(self) -> Any:
         """The next event, a request over the bound raised as the client's protocol error."""
         event = super().next_event()
-        if isinstance(event, h11.Request) and _header_bytes(event) > MAX_HEADER_BYTES:
-            raise h11.RemoteProtocolError("request headers over the limit", 431)
+        if isinstance(event, h11.Request):
+            if _header_bytes(event) > MAX_HEADER_BYTES:
+                raise h11.RemoteProtocolError("request headers over the limit", 431)
+            if self.protocol is not None:
+                self.protocol.requested(event)
         return event
+
+
+_TOO_MANY: Final = json.dumps(
+    {
+        "type": "error",
+        "code": "too-many-requests",
+        "message": "too many requests from this address; slow down",
+    }
+).encode()
+
+
+async def _too_many_requests(scope: Any, receive: Any, send: Any) -> None:
+    """The answer to a request beyond its address's rate, in place of the application."""
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(_TOO_MANY)).encode()),
+        (b"retry-after", b"1"),
+        (b"connection", b"close"),
+    ]
+    await send({"type": "http.response.start", "status": 429, "headers": headers})
+    await send({"type": "http.response.body", "body": _TOO_MANY})
 
 
 class LimitedH11Protocol(H11Protocol):
@@ -229,6 +271,7 @@ class LimitedH11Protocol(H11Protocol):
         bound = self.config.h11_max_incomplete_event_size
         self._bound = _HeaderBound(h11.SERVER, MAX_HEADER_BYTES if bound is None else bound)
         self.conn = self._bound
+        self._app = self.app
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Refuse the connection beyond the caps; else start its request's clock."""
@@ -248,13 +291,13 @@ class LimitedH11Protocol(H11Protocol):
                     # turn (an address holds as many such connections as it may have open).
                     self._held = key
                     transport.pause_reading()
-                    self.loop.call_later(_BARRED_WAIT, self._refuse_barred, key)
+                    self.loop.call_later(_BARRED_WAIT, self._refuse, _BARRED)
                 else:
-                    self._refuse_barred(key)
+                    self._refuse(_BARRED)
                 return
             if self.addresses.enter(key):
                 self._counted = key
-                self._bound.on_refusal = lambda: self._refused_by_app(key)
+                self._bound.protocol = self
             else:
                 self.addresses.refused(key)
                 refusal = _CROWDED
@@ -277,14 +320,23 @@ class LimitedH11Protocol(H11Protocol):
             self.transport.write(answer)
             self.transport.close()
 
-    def _refuse_barred(self, key: str) -> None:
-        self._refuse(_BARRED)
-        if self.addresses is not None:
-            self.addresses.refused(key)  # a barred address that goes on stays barred
+    def refused_by_app(self) -> None:
+        """Count a refusal the application answered against the connection's address."""
+        if self.addresses is not None and self._counted is not None:
+            self.addresses.refused(self._counted)
 
-    def _refused_by_app(self, key: str) -> None:
-        if self.addresses is not None:
-            self.addresses.refused(key)
+    def requested(self, request: h11.Request) -> None:
+        """Let the application answer ``request`` if its address is within its request rate,
+        else answer ``429 too-many-requests`` in its place (a WebSocket handshake is not
+        counted: a joined seat has its own message rate)."""
+        if self.addresses is None or self._counted is None:
+            return
+        handshake = any(name == b"upgrade" for name, _ in request.headers)
+        if handshake or self.addresses.request(self._counted):
+            self.app = self._app
+        else:
+            self.app = _too_many_requests
+            self.addresses.refused(self._counted)
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Stop the clock, and count the connection no more."""
@@ -370,6 +422,17 @@ class QuickCloseWebSocketProtocol(WebSocketsSansIOProtocol):
             self.counted = None
         super().connection_lost(exc)
 
+    async def send(self, message: Any) -> None:
+        """Send ``message``; a close for the client's fault (1008) counts as a refusal."""
+        if (
+            message.get("type") == "websocket.close"
+            and message.get("code") == _POLICY_CLOSE
+            and self.addresses is not None
+            and self.counted is not None
+        ):
+            self.addresses.refused(self.counted)
+        await super().send(message)
+
     def schedule_ping(self) -> None:
         """The next keepalive ping after a random half to all of the interval (less the last
         round trip, as Uvicorn's), so that connections opened together do not ping together."""
@@ -390,13 +453,15 @@ def limited_protocols(
     trusted: Sequence[str] | str = (),
     close_grace: float = 1.0,
     bar_after: int = 20,
+    request_rate: float = 50.0,
 ) -> tuple[type[LimitedH11Protocol], type[QuickCloseWebSocketProtocol]]:
     """The HTTP and WebSocket protocol classes to give ``uvicorn.run(http=..., ws=...)``, for
     one server: ``trusted`` are the proxies' addresses (Uvicorn's ``forwarded_allow_ips``; none
     by default, so that every client address is counted, loopback's too); an address refused
     ``bar_after`` times in a burst (one forgiven a second) has its connections refused unread
-    while it goes on (0: never)."""
-    addresses = _Addresses(per_address, trusted, bar_after)
+    while it goes on (0: never); each address may send ``request_rate`` HTTP requests a second,
+    in bursts of four times as many (0: no limit)."""
+    addresses = _Addresses(per_address, trusted, bar_after, request_rate)
     http = type(
         "LimitedH11Protocol",
         (LimitedH11Protocol,),

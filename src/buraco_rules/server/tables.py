@@ -950,8 +950,8 @@ class TableHub:
         table = self.tables.get(table_id)
         if table is None or table_id in self._behind:
             return
-        if 0 <= number < len(table.moves) or number == table.storing:  # no news
-            return
+        if 0 <= number < len(table.moves) or 0 <= number == table.storing:  # no news
+            return  # (a change of the row alone, -1, is news: storing is -1 when idle)
         if not self.drives(table) and not any(s.connections for s in table.seats):
             table.stale = True  # nobody here to tell: caught up when a seat joins or it is driven
             return
