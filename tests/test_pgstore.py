@@ -24,6 +24,7 @@ from buraco_rules import variants
 from buraco_rules.server.pgstore import (
     LEASE_SECONDS,
     SCHEMA_VERSION,
+    CreationsBusy,
     Leases,
     MoveConflict,
     PostgresStore,
@@ -537,6 +538,34 @@ def test_creations_past_the_caps_are_refused_by_the_database(pg_url: str) -> Non
             await store.create("a3", START, SEATS, {0: "a3"}, client="a", limits=(3, 2))
             assert store.count_unfinished() == 2
         finally:
+            store.close()
+
+    run(scenario)
+
+
+def test_a_creation_waits_a_second_at_most_for_another_processes_creation(pg_url: str) -> None:
+    """A process frozen inside a creation's transaction holds the creations' lock (until its
+    session is ended): another's creation is refused after a second ("try again"), and the
+    moves committed in the same batches go on (the outside probe saw every creation, and the
+    moves behind them, wait 10 s)."""
+    from buraco_rules.server import pgstore
+
+    async def scenario() -> None:
+        store = PostgresStore(pg_url)
+        frozen = psycopg.connect(pg_url, autocommit=True)
+        try:
+            await store.create("t1", START, SEATS, {0: "t1"})
+            with frozen.transaction():
+                frozen.execute("SELECT pg_advisory_xact_lock(%s, 1)", (pgstore._SCHEMA_LOCKS,))
+                creation = store.create("t2", START, SEATS, {0: "t2"}, limits=(10, 10))
+                move = store.append("t1", 0, 0, 1, "draw", False)
+                outcome = await asyncio.gather(creation, move, return_exceptions=True)
+            assert isinstance(outcome[0], CreationsBusy) and outcome[1] is None
+            stored = store.load("t1")
+            assert store.load("t2") is None and stored is not None and len(stored.moves) == 1
+            await store.create("t2", START, SEATS, {0: "t2"}, limits=(10, 10))  # free again
+        finally:
+            frozen.close()
             store.close()
 
     run(scenario)

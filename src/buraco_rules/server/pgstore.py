@@ -62,6 +62,7 @@ __all__ = [
     "LEASE_SECONDS",
     "META",
     "SCHEMA_VERSION",
+    "CreationsBusy",
     "Leases",
     "Listener",
     "MoveConflict",
@@ -203,6 +204,11 @@ class TablesFull(psycopg.Error):
     def __init__(self, message: str, *, per_client: bool) -> None:
         super().__init__(message)
         self.per_client = per_client
+
+
+class CreationsBusy(psycopg.Error):
+    """A creation that could not take the creations' lock within a second (another process
+    froze inside its own): refused as a storage failure, "try again"; the batch goes on."""
 
 
 class MoveConflict(psycopg.IntegrityError):
@@ -702,7 +708,14 @@ def _take_free_query(buckets: int | None) -> bytes:
 def _check_limits(cursor: psycopg.Cursor[Any], client: str, limits: tuple[int, int]) -> None:
     """Refuse a creation past the caps (in the creation's transaction): the lock serialises the
     creations of every process, and the count after it sees every one committed before."""
-    cursor.execute("SELECT pg_advisory_xact_lock(%s, 1)", (_SCHEMA_LOCKS,))
+    # A process frozen inside its own creation holds this lock until its session is ended
+    # (idle_in_transaction_session_timeout): wait a second at most, and answer "try again"
+    # rather than hold every creation, and the writes queued behind this one, meanwhile.
+    cursor.execute("SET LOCAL lock_timeout = '1s'")
+    try:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, 1)", (_SCHEMA_LOCKS,))
+    except psycopg.errors.LockNotAvailable:
+        raise CreationsBusy("another process's creation holds the lock") from None
     cursor.execute(
         "SELECT count(*), count(*) FILTER (WHERE client = %s) FROM tables WHERE finished = %s",
         (client, GOING),
