@@ -92,3 +92,39 @@ def test_a_slot_card_policy_bot_depends_only_on_the_view(variant: str, players: 
         assert bot.choose(br.view(redealt, seat), rng) == action
         state = br.apply(state, action)
         decisions += 1
+
+
+def test_the_shipped_policy_loads_and_plays_a_legal_hand() -> None:
+    from buraco_rules.bots.simulate import simulate
+    from buraco_rules.rl import policies
+
+    assert set(policies.SHIPPED) == {"italian-2p"}
+    bot = policies.policy_bot("italian-2p")
+    assert bot.name == "policy:italian-2p"
+    result = simulate("italian", 2, games=1, bots=(bot, "greedy"), seed=11)
+    assert result.games == 1  # every action went through apply, which refuses illegal ones
+    with pytest.raises(ValueError, match="there are: italian-2p"):
+        policies.load("italian-9p")
+    size = sum(
+        p.stat().st_size for p in Path(policies.__file__).parent.iterdir() if p.suffix == ".npz"
+    )
+    assert size < 2_000_000  # the package stays small
+
+
+def test_the_shipped_policy_bot_depends_only_on_the_view() -> None:
+    from buraco_rules.rl import policies
+
+    bot = policies.policy_bot("italian-2p")
+    rng = random.Random(8)
+    state = br.new_game(variants.ITALIAN, 2, seed=9)
+    decisions = 0
+    while not state.is_over and decisions < 40:
+        seat = state.current_player
+        seen = br.view(state, seat)
+        action = bot.choose(seen, rng)
+        for _ in range(2):
+            redealt = br.determinize(seen, rng)
+            assert br.view(redealt, seat) == seen
+            assert bot.choose(br.view(redealt, seat), rng) == action
+        state = br.apply(state, action)
+        decisions += 1

@@ -26,7 +26,7 @@ import random
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -92,8 +92,9 @@ class PolicyBot:
         return f"PolicyBot({self.policy!r}, name={self.name!r})"
 
 
-def load_policy(path: str | Path) -> MLPPolicy | SlotCardPolicy:
-    """The policy saved at ``path`` (numpy's ``.npz``, read without pickle) by
+def load_policy(path: str | Path | IO[bytes]) -> MLPPolicy | SlotCardPolicy:
+    """The policy saved at ``path`` (a file name or a binary file open for reading: numpy's
+    ``.npz``, read without pickle) by
     :meth:`MLPPolicy.save` or :meth:`~buraco_rules.rl.slot_card.SlotCardPolicy.save`, told
     apart by the names of its arrays."""
     with np.load(path, allow_pickle=False) as saved:
