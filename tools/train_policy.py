@@ -29,6 +29,12 @@ library, and ``--evaluate`` needs numpy alone. The recipe:
    95 % Wilson intervals; the learning curve (the training hands' win rate against GreedyBot by CPU
    minute) is written as CSV and, with matplotlib, as a PNG.
 
+``--net slot-card`` trains a :class:`~buraco_rules.rl.slot_card.SlotCardPolicy` instead of the
+perceptron (meld slots and cards scored by shared scorers reading their own slot and card):
+it imitates GreedyBot better, at twice the CPU a step. ``--bc-cache DIR`` keeps the imitation
+examples for the next run; ``--fixture PATH`` writes the tests' fixture of a small slot-card
+network's weights and torch's logits.
+
 One thread (``torch.set_num_threads(1)``): the machine is shared.
 """
 
