@@ -26,7 +26,7 @@ import random
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -35,8 +35,9 @@ from ..core.actions import Action
 from ..hidden.views import PlayerView
 from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
 from .observation import OBSERVATION_SIZE, encode, with_prefix
+from .slot_card import SlotCardPolicy
 
-__all__ = ["MLPPolicy", "Policy", "PolicyBot", "load_policy_bot"]
+__all__ = ["MLPPolicy", "Policy", "PolicyBot", "load_policy", "load_policy_bot"]
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], Any]
 """A token policy: ``policy(observation, mask)`` returns a legal token (an int, or anything
@@ -91,12 +92,23 @@ class PolicyBot:
         return f"PolicyBot({self.policy!r}, name={self.name!r})"
 
 
+def load_policy(path: str | Path | IO[bytes]) -> MLPPolicy | SlotCardPolicy:
+    """The policy saved at ``path`` (a file name or a binary file open for reading: numpy's
+    ``.npz``, read without pickle) by
+    :meth:`MLPPolicy.save` or :meth:`~buraco_rules.rl.slot_card.SlotCardPolicy.save`, told
+    apart by the names of its arrays."""
+    with np.load(path, allow_pickle=False) as saved:
+        if "card_w1" in saved.files:
+            return SlotCardPolicy({k: saved[k] for k in saved.files})
+        return MLPPolicy.from_arrays(saved)
+
+
 def load_policy_bot(path: str | Path, name: str | None = None) -> PolicyBot:
-    """A :class:`PolicyBot` playing the :class:`MLPPolicy` saved at ``path`` (numpy's ``.npz``,
-    read without pickle), called ``name`` (default ``policy:PATH``). A file that is missing,
-    unreadable or not such a policy is a ``ValueError`` of one line."""
+    """A :class:`PolicyBot` playing the policy saved at ``path`` (:func:`load_policy`), called
+    ``name`` (default ``policy:PATH``). A file that is missing, unreadable or not such a policy
+    is a ``ValueError`` of one line."""
     try:
-        policy = MLPPolicy.load(path)
+        policy = load_policy(path)
     except (
         OSError,
         ValueError,

@@ -1,0 +1,55 @@
+"""Trained token policies shipped with the package, to play as bots with numpy alone.
+
+Needs numpy (``pip install 'buraco-rules[rl]'``). Each is a policy saved by
+``tools/train_policy.py`` (package data, read without pickle) and named for the game it was
+trained on; :data:`SHIPPED` says how it was trained and what it measured against GreedyBot
+(docs/rl.md, "A training recipe and its result"). The observation it reads is the same in every
+variant, so it plays any of them, but it was trained and measured only on its own.
+
+>>> import random
+>>> import buraco_rules as br
+>>> from buraco_rules import variants
+>>> bot = policy_bot("italian-2p")
+>>> state = br.apply(br.new_game(variants.ITALIAN, 2, seed=1), br.DrawFromStock())
+>>> br.is_legal(state, bot.choose(br.view(state, 0), random.Random(0)))
+True
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from types import MappingProxyType
+from typing import Final
+
+from ..policy import MLPPolicy, PolicyBot, load_policy
+from ..slot_card import SlotCardPolicy
+
+__all__ = ["SHIPPED", "load", "policy_bot"]
+
+SHIPPED: Final = MappingProxyType(
+    {
+        "italian-2p": (
+            "Italian Buraco, two players: imitation of GreedyBot, then MaskablePPO against "
+            "GreedyBot, RandomBot and frozen copies of itself for 30 CPU minutes (a two-layer "
+            "perceptron, MLPPolicy); 64 % of 400 held-out hands won against GreedyBot (59-69 %, "
+            "95 % Wilson interval), 65.5 % (62.5-68.4 %) of 1,000 more"
+        ),
+    }
+)
+"""The shipped policies by name, each with how it was trained and what it measured."""
+
+
+def load(name: str) -> MLPPolicy | SlotCardPolicy:
+    """The shipped policy ``name`` (one of :data:`SHIPPED`); any other name is a
+    ``ValueError`` naming those there are."""
+    if not isinstance(name, str) or name not in SHIPPED:
+        known = ", ".join(sorted(SHIPPED))
+        raise ValueError(f"no shipped policy is called {str(name)[:40]!r} (there are: {known})")
+    with resources.files(__name__).joinpath(f"{name}.npz").open("rb") as file:
+        return load_policy(file)
+
+
+def policy_bot(name: str) -> PolicyBot:
+    """A :class:`~buraco_rules.rl.policy.PolicyBot` playing the shipped policy ``name``,
+    called ``policy:NAME``."""
+    return PolicyBot(load(name), name=f"policy:{name}")
