@@ -94,16 +94,18 @@ def test_a_slot_card_policy_bot_depends_only_on_the_view(variant: str, players: 
         decisions += 1
 
 
-def test_the_shipped_policy_loads_and_plays_a_legal_hand() -> None:
+def test_the_shipped_policies_load_and_play_a_legal_hand() -> None:
     from buraco_rules.bots.simulate import simulate
     from buraco_rules.rl import policies
 
-    assert set(policies.SHIPPED) == {"italian-2p"}
-    bot = policies.policy_bot("italian-2p")
-    assert bot.name == "policy:italian-2p"
-    result = simulate("italian", 2, games=1, bots=(bot, "greedy"), seed=11)
-    assert result.games == 1  # every action went through apply, which refuses illegal ones
-    with pytest.raises(ValueError, match="there are: italian-2p"):
+    assert set(policies.SHIPPED) == {"buraco-fechado-2p", "italian-2p"}
+    assert isinstance(policies.load("buraco-fechado-2p"), SlotCardPolicy)
+    for name, variant in (("italian-2p", "italian"), ("buraco-fechado-2p", "buraco-fechado")):
+        bot = policies.policy_bot(name)
+        assert bot.name == f"policy:{name}"
+        result = simulate(variant, 2, games=1, bots=(bot, "greedy"), seed=11)
+        assert result.games == 1  # every action went through apply, which refuses illegal ones
+    with pytest.raises(ValueError, match="there are: buraco-fechado-2p, italian-2p"):
         policies.load("italian-9p")
     size = sum(
         p.stat().st_size for p in Path(policies.__file__).parent.iterdir() if p.suffix == ".npz"
@@ -111,12 +113,15 @@ def test_the_shipped_policy_loads_and_plays_a_legal_hand() -> None:
     assert size < 2_000_000  # the package stays small
 
 
-def test_the_shipped_policy_bot_depends_only_on_the_view() -> None:
+@pytest.mark.parametrize(
+    ("name", "variant"), [("italian-2p", "italian"), ("buraco-fechado-2p", "buraco-fechado")]
+)
+def test_the_shipped_policy_bots_depend_only_on_the_view(name: str, variant: str) -> None:
     from buraco_rules.rl import policies
 
-    bot = policies.policy_bot("italian-2p")
+    bot = policies.policy_bot(name)
     rng = random.Random(8)
-    state = br.new_game(variants.ITALIAN, 2, seed=9)
+    state = br.new_game(variants.get(variant), 2, seed=9)
     decisions = 0
     while not state.is_over and decisions < 40:
         seat = state.current_player
