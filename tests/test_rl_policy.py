@@ -75,6 +75,51 @@ def test_an_illegal_token_from_the_policy_is_a_value_error() -> None:
         PolicyBot(3)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         MLPPolicy([(np.zeros((3, 96)), np.zeros(96))])
+    # Anything but an integer token is the policy's error, named as such (not int()'s).
+    for odd in (None, 0.0, np.zeros(96)):
+        with pytest.raises(TypeError, match=r"odd returned .*, not a token"):
+            PolicyBot(lambda observation, mask, odd=odd: odd, name="odd").choose(
+                br.view(state, 0), random.Random(0)
+            )
+
+
+def test_a_policy_trained_for_one_game_refuses_another() -> None:
+    from buraco_rules.rl import policies
+
+    first = policies.policy_bot("italian-2p")
+    for rules, players in ((variants.BURACO_FECHADO, 2), (variants.ITALIAN, 4)):
+        state = br.new_game(rules, players, seed=3)
+        with pytest.raises(ValueError, match="trained for italian, 2 players, not"):
+            first.choose(br.view(state, 0), random.Random(0))
+    state = br.new_game(variants.ITALIAN, 2, seed=3)
+    assert br.is_legal(state, first.choose(br.view(state, 0), random.Random(0)))
+    with pytest.raises(TypeError):
+        PolicyBot(lambda o, m: 0, trained_for=("italian", 2))  # type: ignore[arg-type]
+
+
+def test_the_command_line_plays_a_shipped_policy_by_name_in_its_own_game_only() -> None:
+    from tests.test_cli import ok, run
+
+    name = "policy:italian-2p"
+    out = ok(
+        run(
+            "simulate",
+            "--variant",
+            "italian",
+            "--players",
+            "2",
+            "--games",
+            "1",
+            "--bots",
+            f"{name},greedy",
+        )
+    )
+    assert name in out
+    refused = run(
+        "ladder", "--variant", "buraco-fechado", "--hands", "1", "--bots", f"{name},greedy"
+    )
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "policy:italian-2p plays italian, 2 players only" in refused.stderr
 
 
 @pytest.mark.parametrize(("variant", "players"), [("buraco-fechado", 2), ("italian-fibur", 4)])

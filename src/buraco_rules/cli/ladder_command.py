@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         result = ladder(
             rules,
             players,
-            bots=with_policies(parser, args.bots),
+            bots=with_policies(parser, args.bots, rules, players),
             hands=args.hands,
             seed=args.seed,
             executor=executor,

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_of(parser, args)
     players = players_of(parser, rules, args.players)
     check_bot_count(parser, args.bots, players)
-    specs = with_policies(parser, montecarlo_bots(parser, args))
+    specs = with_policies(parser, montecarlo_bots(parser, args), rules, players)
     seats = [
         escape(args.bots[TEAM[s]] if len(args.bots) == 2 else args.bots[s]) for s in range(players)
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,27 +74,40 @@ def bot_list(text: str) -> tuple[str, ...]:
 def _policy_bot(name: str, error: type[Exception]) -> Any:
     """The :class:`~buraco_rules.rl.PolicyBot` of ``policy:PATH``, or ``error`` of one line."""
     try:
+        from ..rl import policies
         from ..rl.policy import load_policy_bot
     except ImportError:
         raise error(f"{shown(name)} needs numpy: pip install 'buraco-rules[rl]'") from None
+    path = name[len(POLICY_PREFIX) :]
     try:
-        return load_policy_bot(name[len(POLICY_PREFIX) :], name=escape(name))
+        if path in policies.SHIPPED and not os.path.exists(path):
+            return policies.policy_bot(path)  # a shipped policy, by its name
+        return load_policy_bot(path, name=escape(name))
     except ValueError as problem:
         raise error(escape(str(problem))) from None
 
 
 def with_policies(
-    parser: argparse.ArgumentParser, specs: Sequence[str | Bot]
+    parser: argparse.ArgumentParser, specs: Sequence[str | Bot], rules: RuleSet, players: int
 ) -> tuple[str | Bot, ...]:
     """``specs`` with each ``policy:PATH`` name replaced by the policy's bot (refused, exit 2,
-    if its file will not load)."""
+    if its file will not load, or if it is a shipped policy of another game than ``rules``
+    with ``players``)."""
     loaded: list[str | Bot] = []
     for spec in specs:
         if isinstance(spec, str) and spec.startswith(POLICY_PREFIX):
             try:
-                loaded.append(_policy_bot(spec, ValueError))
+                bot = _policy_bot(spec, ValueError)
             except ValueError as problem:
                 parser.error(str(problem))
+            trained_for = getattr(bot, "trained_for", None)
+            if trained_for is not None and trained_for != (rules, players):
+                trained, count = trained_for
+                parser.error(
+                    f"{escape(spec)} plays {trained.name}, {count} players only, "
+                    f"not {rules.name or 'these rules'}, {players} players"
+                )
+            loaded.append(bot)
         else:
             loaded.append(spec)
     return tuple(loaded)

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             rules,
             players,
             games=args.games,
-            bots=with_policies(parser, montecarlo_bots(parser, args)),
+            bots=with_policies(parser, montecarlo_bots(parser, args), rules, players),
             seed=args.seed,
             executor=executor,
             progress=progress,

@@ -22,6 +22,7 @@ DrawFromStock()
 
 from __future__ import annotations
 
+import operator
 import random
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.actions import Action
+from ..core.rules import RuleSet
 from ..hidden.views import PlayerView
 from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
 from .observation import OBSERVATION_SIZE, encode, with_prefix
@@ -50,21 +52,46 @@ class PolicyBot:
     ``ValueError`` naming it. The policy should be deterministic, or draw from its own seeded
     generator: the ``rng`` a bot is given is not passed on. ``name`` is what tables call it
     (:func:`~buraco_rules.bots.ladder.ladder`, :func:`~buraco_rules.bots.simulate.simulate`);
-    two policies in one ladder need two names."""
+    two policies in one ladder need two names. ``trained_for`` (rules, players), when given,
+    is the only game it plays: a view of another is a ``ValueError`` (a policy reads every
+    variant's observation alike, and plays one it was not trained on about as badly as a random
+    one, silently). A token the policy returns that is not an integer is a ``TypeError``."""
 
-    def __init__(self, policy: Policy, skip_forced: bool = True, name: str = "policy") -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        skip_forced: bool = True,
+        name: str = "policy",
+        *,
+        trained_for: tuple[RuleSet, int] | None = None,
+    ) -> None:
         if not callable(policy):
             raise TypeError(f"policy must be callable, not {type(policy).__name__}")
         if type(skip_forced) is not bool:
             raise TypeError(f"skip_forced must be True or False, not {skip_forced!r}")
         if not isinstance(name, str) or not name:
             raise TypeError(f"name must be a non-empty string, not {name!r}")
+        if trained_for is not None and not (
+            isinstance(trained_for, tuple)
+            and len(trained_for) == 2
+            and isinstance(trained_for[0], RuleSet)
+            and type(trained_for[1]) is int
+        ):
+            raise TypeError(f"trained_for must be (rules, players), not {trained_for!r:.80}")
         self.policy = policy
         self.skip_forced = skip_forced
         self.name = name
+        self.trained_for = trained_for
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The action ``policy`` spells in ``view``."""
+        if self.trained_for is not None:
+            rules, players = self.trained_for
+            if view.rules != rules or view.players != players:
+                raise ValueError(
+                    f"{self.name} was trained for {rules.name or 'other rules'}, {players} "
+                    f"players, not {view.rules.name or 'these rules'}, {view.players} players"
+                )
         prefix: tuple[int, ...] = ()
         plain = encode(view)
         while not is_complete(prefix):
@@ -78,7 +105,12 @@ class PolicyBot:
                 mask[list(legal)] = 1
                 observation = with_prefix(plain, prefix) if prefix else plain.copy()
                 chosen = self.policy(observation, mask)
-                token = int(chosen)
+                try:
+                    token = operator.index(chosen)
+                except TypeError:
+                    raise TypeError(
+                        f"{self.name} returned {type(chosen).__name__}, not a token (an int)"
+                    ) from None
                 if token not in legal:
                     raise ValueError(
                         f"the policy chose token {chosen!r}, not legal here (legal: "
@@ -119,6 +151,8 @@ def load_policy_bot(path: str | Path, name: str | None = None) -> PolicyBot:
         zipfile.BadZipFile,
     ) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        if "allow_pickle" in reason:  # numpy's advice to trust the file: not to be shown
+            reason = "it holds objects, not arrays of numbers"
         raise ValueError(
             f"{str(path)!r} is not a policy saved by MLPPolicy.save: {reason[:200]}"
         ) from None

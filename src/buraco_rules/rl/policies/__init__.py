@@ -6,7 +6,7 @@ trained on; :data:`SHIPPED` says how it was trained and what it measured against
 (docs/rl.md, "A training recipe and its result"). The weights are stored as ``float16`` (half
 the size; the measured hands were won alike) and played as ``float32``. The observation a
 policy reads is the same in every variant, so it plays any of them, but it was trained and
-measured only on its own.
+measured only on its own, and :func:`policy_bot` plays it there only.
 
 >>> import random
 >>> import buraco_rules as br
@@ -23,6 +23,8 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Final
 
+from ... import variants
+from ...core.rules import RuleSet
 from ..policy import MLPPolicy, PolicyBot, load_policy
 from ..slot_card import SlotCardPolicy
 
@@ -46,6 +48,11 @@ SHIPPED: Final = MappingProxyType(
 )
 """The shipped policies by name, each with how it was trained and what it measured."""
 
+_TRAINED_FOR: Final[dict[str, tuple[RuleSet, int]]] = {
+    "buraco-fechado-2p": (variants.BURACO_FECHADO, 2),
+    "italian-2p": (variants.ITALIAN, 2),
+}
+
 
 def load(name: str) -> MLPPolicy | SlotCardPolicy:
     """The shipped policy ``name`` (one of :data:`SHIPPED`); any other name is a
@@ -59,5 +66,7 @@ def load(name: str) -> MLPPolicy | SlotCardPolicy:
 
 def policy_bot(name: str) -> PolicyBot:
     """A :class:`~buraco_rules.rl.policy.PolicyBot` playing the shipped policy ``name``,
-    called ``policy:NAME``."""
-    return PolicyBot(load(name), name=f"policy:{name}")
+    called ``policy:NAME``, in the one game it was trained for (a view of another is a
+    ``ValueError``: it would play it about as badly as a random policy)."""
+    policy = load(name)
+    return PolicyBot(policy, name=f"policy:{name}", trained_for=_TRAINED_FOR[name])
