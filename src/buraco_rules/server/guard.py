@@ -160,7 +160,7 @@ class _Buckets:
         tokens, then = entry
         return min(float(self.burst), tokens + (self.clock() - then) * self.rate)
 
-    def take(self, key: str, cost: int) -> float:
+    def take(self, key: str, cost: float) -> float:
         """Spend ``cost`` tokens of ``key``'s bucket: 0 if it had them, else the seconds until
         it will (and nothing is spent)."""
         now = self.clock()

@@ -27,7 +27,8 @@ what they lack for a server facing strangers.
   connection cap). Those answers spend nothing, so an address is read again a second after its
   last refusal: a flood costs the server an accept and a write a connection and a request a
   second, and people behind the address who retry are not held once it stops. A creation
-  beyond the creation rate spends nothing (an office creating tables together is not barred).
+  beyond the creation rate spends half a token (an office creating tables together is refused
+  some and not barred).
 - **Bounded headers.** The h11 parser keeps at most ``h11_max_incomplete_event_size`` bytes of
   unfinished headers (the httptools parser keeps them without bound); that bounds only headers
   still arriving, so every whole request's line and headers are also measured
@@ -94,10 +95,12 @@ _BARRED: Final = _refusal(
     b"429 Too Many Requests", "refused-for-now", "this address was refused too often just now"
 )
 
-_STRIKING_STATUSES: Final = frozenset({403, 413})
-"""The application's answers that spend a token of the client address's refusal bucket: a
-client's own fault that a flood repeats (another site's page, a body too big). The transport's
-own refusals spend one where they are made."""
+_STRIKES: Final = {403: 1.0, 413: 1.0, 429: 0.5}
+"""The application's answers that spend tokens of the client address's refusal bucket, by
+status: a client's own fault that a flood repeats (another site's page, a body too big), and
+half a token for a creation beyond the creation rate or the tables' cap (an office of forty
+creating tables together is refused some, and not barred; a flood is, after 40). The
+transport's own refusals spend one where they are made."""
 _POLICY_CLOSE: Final = 1008  # a WebSocket closed for the client's fault (rate, join, reader)
 
 _BARRED_WAIT: Final = 1.0  # seconds a barred address's connection waits for its refusal
@@ -160,13 +163,13 @@ class _Addresses:
         """Whether ``key`` may send one more HTTP request now (spending it)."""
         return self.requests is None or self.requests.take(key, 1) == 0.0
 
-    def refused(self, key: str) -> None:
+    def refused(self, key: str, weight: float = 1.0) -> None:
         """Count one refusal against ``key``. The one that bars it is logged (once a minute at
         most, however long the flood)."""
         if self.refusals is None:
             return
         burst = self.refusals.burst
-        self.refusals.take(key, 1)
+        self.refusals.take(key, weight)
         if not self.barred(key):
             return
         now = self.clock()
@@ -216,9 +219,9 @@ class _HeaderBound(h11.Connection):
         if (
             self.protocol is not None
             and isinstance(event, h11.Response)
-            and event.status_code in _STRIKING_STATUSES
+            and event.status_code in _STRIKES
         ):
-            self.protocol.refused_by_app()
+            self.protocol.refused_by_app(_STRIKES[event.status_code])
         return super().send_with_data_passthrough(event)
 
     def next_event(self) -> Any:
@@ -320,10 +323,16 @@ class LimitedH11Protocol(H11Protocol):
             self.transport.write(answer)
             self.transport.close()
 
-    def refused_by_app(self) -> None:
-        """Count a refusal the application answered against the connection's address."""
-        if self.addresses is not None and self._counted is not None:
-            self.addresses.refused(self._counted)
+    def refused_by_app(self, weight: float) -> None:
+        """Count a refusal the application answered against the connection's address (the
+        request rate's own refusal was counted as it was decided)."""
+        counted = self._counted
+        if (
+            self.addresses is not None
+            and counted is not None
+            and self.app is not _too_many_requests
+        ):
+            self.addresses.refused(counted, weight)
 
     def requested(self, request: h11.Request) -> None:
         """Let the application answer ``request`` if its address is within its request rate,
@@ -416,8 +425,8 @@ class QuickCloseWebSocketProtocol(WebSocketsSansIOProtocol):
         """Count the connection no more, and its handshake's refusal if it was refused."""
         if self.addresses is not None:
             refusal = self.initial_response
-            if refusal is not None and refusal[0] in _STRIKING_STATUSES and self.counted:
-                self.addresses.refused(self.counted)
+            if refusal is not None and refusal[0] in _STRIKES and self.counted:
+                self.addresses.refused(self.counted, _STRIKES[refusal[0]])
             self.addresses.leave(self.counted)
             self.counted = None
         super().connection_lost(exc)
