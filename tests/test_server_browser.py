@@ -96,7 +96,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     folder = tmp_path_factory.mktemp("page")
     # A one-second turn clock at tables of two people or more (the server's default clock
     # there): a person who does not play is soon away, and a bot plays the seat meanwhile.
-    extra = ("--bot-delay", "0", "--turn-seconds", "1")
+    # A message rate no test's keys reach: at full speed, with the bot answering at once, the
+    # keyboard match sent more than 20 moves a second on a quiet machine and was rate-limited.
+    extra = ("--bot-delay", "0", "--turn-seconds", "1", "--rate", "1000")
     with running(folder / "b.sqlite", folder / "server.log", *extra) as started:
         yield started
 
@@ -1329,7 +1331,7 @@ def test_four_players_partners_and_the_lobby_keeps_the_table(page: Any, server: 
 
 # The page once it has moved past move ``arguments[0]``, has no move in flight and either waits
 # for this seat (its turn) or shows the end dialog: what a player sees, in one look.
-SETTLED = """
+SETTLED = r"""
 const done = arguments[arguments.length - 1];
 const after = arguments[0];
 function look() {
@@ -1342,6 +1344,7 @@ function look() {
   const mine = document.getElementById('turn').className === 'mine';
   if (n > after && !busy && (open || (mine && moves.length > 0))) {
     done({number: n, open: open, legal: moves.map((b) => b.dataset.action),
+          unfilled: document.body.innerText.match(/\{[a-z_]+\}/g),
           hand: Array.from(document.querySelectorAll('#hand .card')).map((c) => c.dataset.card),
           shown: Array.from(document.querySelectorAll('[data-card]')).map((c) => c.dataset.card)});
   } else setTimeout(look, 5);
@@ -1371,6 +1374,7 @@ def settled(driver: Any, after: int, observer: Observer) -> dict[str, Any]:
     """The page past move ``after``, settled (see SETTLED), checked against the seat's view of
     that move: its hand, its legal moves, and no card drawn that the view does not show."""
     page: dict[str, Any] = driver.execute_async_script(SETTLED, after)
+    assert page["unfilled"] is None  # every catalogue's {placeholder} given its value
     message = observer.view(page["number"])
     seen = br.from_data(message["view"])
     assert sorted(page["hand"]) == sorted(str(c) for c in seen.hand)

@@ -853,7 +853,7 @@
     const totals = $("match-totals");
     if (message.match) {
       totals.hidden = false;
-      totals.textContent = t("match.totals", { hand: message.match.hand, us: message.match.totals[us], them: message.match.totals[them], });
+      totals.textContent = t("match.totals", { hand: message.match.hand, us: message.match.totals[us], them: message.match.totals[them], target: message.match.target });
     }
     drawClock(message);
     drawNotice(message);
@@ -1384,7 +1384,7 @@
     const box = $("match-box");
     box.hidden = !message.match;
     if (message.match) {
-      $("match-target").textContent = t("end.target", { });
+      $("match-target").textContent = t("end.target", { target: message.match.target });
       const matchTable = $("match-table");
       matchTable.textContent = "";
       const header = document.createElement("tr");
