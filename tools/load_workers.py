@@ -277,6 +277,13 @@ def new_database(url: str) -> str:
     return url.rsplit("/", 1)[0] + "/" + name
 
 
+def record(path: Path, row: dict[str, Any]) -> None:
+    """Add one run's figures to the JSON list in ``path`` (made if missing)."""
+    rows = json.loads(path.read_text()) if path.exists() else []
+    rows.append({**row, "load_average": os.getloadavg()[0], "at": time.time()})
+    path.write_text(json.dumps(rows, indent=1) + "\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="a PostgreSQL server's URL (default: a temporary cluster)")
@@ -298,6 +305,9 @@ def main() -> int:
     parser.add_argument(
         "--rounds", type=int, default=1, help="each set-up this many times, alternated"
     )
+    parser.add_argument(
+        "--json", type=Path, help="add each run's figures to this file (tools/workers_plot.py)"
+    )
     args = parser.parse_args()
     columns = ["set-up", "tables", "moves", "moves/s", "p50 ms", "p99 ms"]
     columns += ["servers' CPU", "servers' CPU a move", "PostgreSQL's CPU", "machine busy"]
@@ -309,6 +319,8 @@ def main() -> int:
             for n in args.tables:
                 for setup in args.setups:
                     r = run(new_database(base), n, setup, args.timeout, args.think)
+                    if args.json:
+                        record(args.json, {"setup": setup, "tables": n, "think": args.think, **r})
                     print(
                         f"| {setup} | {n} | {r['moves']:,} | {r['moves_per_s']:,.0f} "
                         f"| {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['server_cpu']:.0f} % "
