@@ -157,6 +157,29 @@ def test_back_during_the_turn_that_ran_out_takes_effect_once_the_bot_has_played_
             assert _answer(ws) == {"type": "pong"}
 
 
+def test_back_during_another_seat_s_turn_leaves_that_seat_s_clock_running(
+    tmp_path: Path,
+) -> None:
+    # An outside probe: seat 1 had 8 s left; seat 0 came back, and seat 1's clock showed 15 s
+    # again. Only the returning seat's own turn gets a fresh clock.
+    db = tmp_path / "other.sqlite"
+    app = create_app(db, bot_delay=0.05, rate=1000, turn_seconds=3)
+    with TestClient(app) as client:
+        created = client.post("/api/tables", json={"seats": ["human", "human"]}).json()
+        table = app.state.hub.tables[created["table"]]  # type: ignore[attr-defined]
+        with client.websocket_connect("/ws") as ws:
+            _sit_down(ws, created, 0)
+            # Seat 0's time runs out, its bot plays the turn: seat 1's turn and clock begin.
+            turn = _until(
+                ws, lambda v: v["seats"][0]["away"] and (v["clock"] or {}).get("seat") == 1
+            )
+            running = table.deadline
+            assert running is not None and turn["clock"]["remaining"] <= 3
+            ws.send_json({"type": "back"})
+            back = _until(ws, lambda v: not v["seats"][0]["away"])
+            assert back["clock"]["seat"] == 1 and table.deadline == running
+
+
 def _answer(ws: Any) -> dict[str, Any]:
     """The next message that is not a view."""
     for _ in range(400):

@@ -250,8 +250,7 @@ def test_one_server_per_database(tmp_path: Path) -> None:
         )  # fmt: skip
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == [
-            f"buraco-rules serve: another server is using the database {db} "
-            f"(its lock {db}.lock is held)"
+            f"buraco-rules serve: another server is using the database {db} (the file is locked)"
         ]
     finally:
         first.close()
@@ -271,11 +270,32 @@ def test_one_server_per_database_by_whatever_path_it_is_given(tmp_path: Path) ->
         )  # fmt: skip
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == [
-            f"buraco-rules serve: another server is using the database {link} "
-            f"(its lock {os.path.realpath(db)}.lock is held)"
+            f"buraco-rules serve: another server is using the database {link} (the file is locked)"
         ]
     finally:
         first.close()
+
+
+def test_the_lock_is_the_database_file_s_own_so_no_lock_file_can_be_deleted(
+    tmp_path: Path,
+) -> None:
+    """An outside probe deleted the lock file a running server held (as a temporary-file cleaner
+    would) and started a second server on the same database: the lock is now the database
+    file's own, so no file beside it can be removed, and a hard link (another name no path
+    resolution sees) is refused too."""
+    db = tmp_path / "real.sqlite"
+    first = TableStore(db, exclusive=True)
+    hard = tmp_path / "hard.sqlite"
+    os.link(db, hard)
+    try:
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".lock")) == []
+        with pytest.raises(StoreError, match="another server is using the database"):
+            TableStore(hard, exclusive=True)
+        with pytest.raises(StoreError, match="another server is using the database"):
+            TableStore(db, exclusive=True)
+    finally:
+        first.close()
+    TableStore(hard, exclusive=True).close()  # free once the first is closed
 
 
 def test_a_database_the_server_cannot_write_is_refused_with_exit_2(tmp_path: Path) -> None:

@@ -167,9 +167,9 @@ class TableStore:
     transaction of its own.
 
     Opening it writes to the file (a :class:`StoreError` if it cannot); ``exclusive=True`` also
-    takes the file's lock (``<file>.lock`` beside the file a symlink leads to, held until
-    :meth:`close`), which another exclusive store refuses with a :class:`StoreError`: one server
-    per database, by whatever name it is given.
+    takes a lock on the file itself (whatever link or path names it, held until :meth:`close`),
+    which another exclusive store refuses with a :class:`StoreError`: one server per database,
+    by whatever name it is given.
 
     A file deleted, moved or replaced under the store (a folder removed while serving) would
     take every later write with it: before each batch of writes the store checks that the file
@@ -476,16 +476,22 @@ def _identity(path: str) -> tuple[int, int]:
 
 
 class _lock:
-    """An exclusive, non-blocking lock on ``<real>.lock`` (flock: freed by the system when the
-    process dies, so a killed server leaves no stale lock), ``real`` the path of the file itself,
-    symlinks resolved, so that a server given a link to a database finds it held; ``path`` is
-    the name the operator gave, for the messages. (Not a lock on the database file itself:
-    closing a descriptor of it would drop SQLite's own locks.) Where the system has no flock, no
-    lock is taken."""
+    """An exclusive, non-blocking lock on the database file itself (flock: freed by the system
+    when the process dies, so a killed server leaves no stale lock), ``real`` the path of the
+    file, symlinks resolved, and ``path`` the name the operator gave, for the messages. The file
+    is created empty if it is new (an empty file is an empty SQLite database).
+
+    Why the file itself and not a lock file beside it: a lock file can be deleted while the server
+    runs (a temporary-file cleaner, an operator tidying up), after which a second server would
+    take a new one and start on the same database (an outside probe did exactly that); the
+    database cannot be deleted without losing the tables anyway. A flock is not one of SQLite's
+    own (POSIX) locks, which it leaves alone, but closing any descriptor of the file drops those:
+    so the descriptor stays open until the store has closed its connections (:meth:`close` is
+    called last). Where the system has no flock, no lock is taken."""
 
     def __init__(self, real: str, path: str) -> None:
         try:
-            self.file = open(real + ".lock", "a+b")  # noqa: SIM115 (held open until close)
+            self.file = open(real, "a+b")  # noqa: SIM115 (held open until close)
         except OSError as error:
             raise StoreError(f"cannot write the database {path}: {error.strerror}") from None
         try:
@@ -497,7 +503,7 @@ class _lock:
         except OSError:
             self.file.close()
             raise StoreError(
-                f"another server is using the database {path} (its lock {real}.lock is held)"
+                f"another server is using the database {path} (the file is locked)"
             ) from None
 
     def close(self) -> None:

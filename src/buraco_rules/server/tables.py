@@ -879,11 +879,13 @@ class TableHub:
 
     async def _come_back(self, table: Table, seat: int) -> None:
         """The person of an away seat is back: the bot leaves it, and its clock starts again
-        if it is its turn (stored now; kept in memory if the store fails)."""
+        if it is its turn (stored now; kept in memory if the store fails). Another seat's turn
+        keeps the time it has left (an outside probe saw a return give it a fresh clock)."""
         table.away.discard(seat)
         table.returning.discard(seat)
         table.coming_back.discard(seat)
-        table.deadline = self._deadline(table, table.state, turn_changed=True)
+        own_turn = table.hand.current_player == seat
+        table.deadline = self._deadline(table, table.state, turn_changed=own_turn)
         self._arm(table)
         await self._store_meta(table, "the seat back")
         table.broadcast()
