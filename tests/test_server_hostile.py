@@ -6,9 +6,12 @@ before and after, and no answer quotes a token or a card the sender may not see.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
+import urllib.error
+import urllib.request
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -250,9 +253,16 @@ def test_a_real_server_closes_oversized_frames_and_logs_no_token(tmp_path: Path)
         welcome, view, code, refused = asyncio.run(attack())
         assert welcome["type"] == "welcome" and view["type"] == "view"
         assert code == 1009 and refused["code"] == "bad-token"
+        # A token in the query in capitals, in the path, and a 30 KB path (the outside probe
+        # found the first two logged whole, the last logged as a 30 KB line).
+        for path in ("/?x=1&TOKEN=" + token, "/x/" + token, "/y/" + "z" * 30_000):
+            with contextlib.suppress(urllib.error.HTTPError):
+                urllib.request.urlopen(server.url + path, timeout=10).close()
     text = log.read_text()
     assert "GET /ws" in text or "/ws" in text  # the access log is on...
     assert token not in text  # ...and holds no token, even one put in a URL
+    assert "TOKEN=..." in text and "/x/..." in text
+    assert max(len(line) for line in text.splitlines()) < 1_000
 
 
 def test_seats_see_each_other_come_and_go_and_a_reconnect_storm_is_not_amplified(

@@ -24,7 +24,11 @@ if TYPE_CHECKING:
 
 __all__ = ["add_parser", "run"]
 
-_TOKEN = re.compile(r"(token=)[^&\s\"']*")
+_TOKEN = re.compile(r"(token=)[^&\s\"']*", re.IGNORECASE)
+# A seat token is 43 URL-safe characters (secrets.token_urlsafe(32)); no path or query of the
+# server's has a run of 40 or more (a table id is 16), so such a run is taken for a token.
+_TOKEN_SHAPED = re.compile(r"[A-Za-z0-9_-]{40,}")
+_LOGGED = 300  # characters of one argument of a log line (a 30 KB URL is not a 30 KB line)
 
 
 class _Quiet(logging.Filter):
@@ -38,17 +42,27 @@ class _Quiet(logging.Filter):
         )
 
 
+def _blanked(text: str) -> str:
+    """``text`` with anything that looks like a seat token blanked (``token=`` in any case, or
+    a run of characters shaped like one anywhere, as in a path), cut to :data:`_LOGGED`."""
+    text = _TOKEN_SHAPED.sub("...", _TOKEN.sub(r"\1...", text))
+    if len(text) > _LOGGED:
+        text = f"{text[:_LOGGED]}... ({len(text)} characters)"
+    return text
+
+
 class _NoTokens(logging.Filter):
-    """Blanks anything that looks like a seat token in a log line: the protocol never puts one
-    in a URL, so this only guards against a client that does."""
+    """Blanks anything that looks like a seat token in a log line, and cuts each of its
+    arguments (a request's path) short: the protocol never puts a token in a URL, so this only
+    guards against a client that does (in a query, in any case, or in the path itself)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.args:
             record.args = tuple(
-                _TOKEN.sub(r"\1...", a) if isinstance(a, str) else a
+                _blanked(a) if isinstance(a, str) else a
                 for a in (record.args if isinstance(record.args, tuple) else (record.args,))
             )
-        record.msg = _TOKEN.sub(r"\1...", str(record.msg))
+        record.msg = _TOKEN_SHAPED.sub("...", _TOKEN.sub(r"\1...", str(record.msg)))
         return True
 
 
