@@ -165,28 +165,42 @@ def test_moves_numbered_with_a_gap_or_seqs_going_back_set_their_table_aside(
 
     db = tmp_path / "t.sqlite"
     start, one_hand = _played_match(1)
-    for table in ("good", "gap", "seq"):
+    for table in ("good", "gap", "seq", "bot", "dates"):
         _store_table(db, table, start, one_hand[:6])
+    _store_table(db, "seat", start, one_hand[:1])
     with sqlite3.connect(db) as raw:  # what no server writes, each move still legal in order
         raw.execute("UPDATE moves SET number = number + 10 WHERE table_id = 'gap' AND number >= 3")
         raw.execute("UPDATE moves SET seq = 99 WHERE table_id = 'seq' AND number = 0")
+        # The outside probe's: the first move stored under the other seat (which was then
+        # answered "duplicate" for a move it never made), a bot the server does not know, and
+        # times that do not read (which made the operator's listing fail with a traceback).
+        raw.execute("UPDATE moves SET seat = 1 - seat WHERE table_id = 'seat' AND number = 0")
+        evil = json.dumps([{"kind": "human", "bot": None}, {"kind": "bot", "bot": "evil"}])
+        raw.execute("UPDATE tables SET seats = ? WHERE id = 'bot'", (evil,))
+        raw.execute("UPDATE tables SET created = 'yesterday', finished = 'abc' WHERE id = 'dates'")
     server = ServerProcess(db, tmp_path / "server.log")
     server.start()
     try:
         with urllib.request.urlopen(server.url + "/api/health", timeout=10) as answer:
-            assert json.loads(answer.read()) == {"ok": True, "unfinished": 1, "set_aside": 2}
+            assert json.loads(answer.read()) == {"ok": True, "unfinished": 1, "set_aside": 4}
     finally:
         server.stop()
     log = (tmp_path / "server.log").read_text()
     assert "table gap has no move 3 (its next is 13)" in log
     assert "sequence number" in log and "Traceback" not in log
+    assert "move 0 is stored under seat" in log
+    before = db.read_bytes()
     done = subprocess.run(
         [sys.executable, "-m", "buraco_rules", "tables", "--db", str(db)],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
+    assert done.returncode == 0 and done.stderr == ""
+    assert db.read_bytes() == before  # the listing reads only (a full disk, a read-only mount)
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
     assert "set aside: ValueError: table gap has no move 3" in rows["gap"]
     assert "set aside" in rows["seq"] and "playing" in rows["good"]
+    assert "set aside" in rows["seat"] and "set aside" in rows["bot"]
+    assert rows["dates"].split()[1:3] == ["?", "6"] and rows["dates"].split()[-1] == "?"
 
 
 def _played_hand() -> tuple[br.GameState, list[str]]:
@@ -349,6 +363,35 @@ def test_an_address_holds_few_tables_and_a_table_left_behind_expires_unscored(
         assert [s[1] for s in store.summary()][:2] == [2, 2]  # EXPIRED, kept
     finally:
         store.close()
+
+
+def test_a_table_nobody_sat_down_at_expires_soon_one_being_played_or_watched_does_not(
+    client_of: Any,
+) -> None:
+    # The outside probe filled --max-tables from 60 addresses in two seconds with tables that
+    # nobody ever joined, which held every creator out for a day (--expire-after).
+    client = client_of(expire_after=None, expire_unplayed=1.0, rate=1000)
+    alone, watched, played = (
+        client.post("/api/tables", json={"seats": ["human", "greedy"]}).json() for _ in range(3)
+    )
+    with client.websocket_connect("/ws") as ws, client.websocket_connect("/ws") as other:
+        ws.send_json({"type": "join", "token": watched["seats"][0]["token"]})
+        ws.receive_json()
+        ws.receive_json()
+        other.send_json({"type": "join", "token": played["seats"][0]["token"]})
+        other.receive_json()
+        other.receive_json()
+        other.send_json({"type": "move", "seq": 1, "action": "draw"})
+        assert other.receive_json()["type"] == "accepted"
+        for _ in range(100):  # looked at every quarter of a second
+            if client.get("/api/health").json()["unfinished"] == 2:
+                break
+            time.sleep(0.05)
+        time.sleep(0.6)  # two more looks: the watched and the played tables stay
+        assert client.get("/api/health").json()["unfinished"] == 2
+    with client.websocket_connect("/ws") as ws:  # the unplayed table's link opens nothing
+        ws.send_json({"type": "join", "token": alone["seats"][0]["token"]})
+        assert ws.receive_json()["code"] == "bad-token"
 
 
 class _Flaky:

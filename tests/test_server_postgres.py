@@ -497,7 +497,7 @@ def test_a_process_started_into_a_busy_database_holds_none_of_its_tables_until_s
             server.create(people)
         with pytest.raises(urllib.error.HTTPError) as refused:
             server.create(people)
-        assert refused.value.code == 400
+        assert refused.value.code == 503
         assert (
             f"the database already holds {cap} unfinished tables" in refused.value.read().decode()
         )
@@ -649,8 +649,8 @@ def test_a_creation_past_either_cap_is_answered_alike_on_sqlite_and_on_postgresq
     pg_cluster: Cluster, tmp_path: Path
 ) -> None:
     """--max-tables and --max-tables-per-client refuse a creation with the same status and code
-    whichever store counts them (the SQLite server in memory, PostgreSQL in the database): 400
-    bad-table for the server's cap, 429 too-many-tables for an address's."""
+    whichever store counts them (the SQLite server in memory, PostgreSQL in the database): 503
+    server-full for the server's cap, 429 too-many-tables for an address's."""
     from starlette.testclient import TestClient
 
     from buraco_rules.server import create_app
@@ -664,7 +664,7 @@ def test_a_creation_past_either_cap_is_answered_alike_on_sqlite_and_on_postgresq
             refused = client.post("/api/tables", json=people)
             return refused.status_code, refused.json()["code"]
 
-    for most, each, expected in ((2, 5, (400, "bad-table")), (5, 2, (429, "too-many-tables"))):
+    for most, each, expected in ((2, 5, (503, "server-full")), (5, 2, (429, "too-many-tables"))):
         on_sqlite = refusal(tmp_path / f"{most}-{each}.sqlite", most, each)
         on_postgresql = refusal(pg_cluster.new_database(), most, each)
         assert on_sqlite == on_postgresql == expected

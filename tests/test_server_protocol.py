@@ -139,7 +139,8 @@ def test_unfinished_tables_are_capped(tmp_path: Path) -> None:
         create(c)
         create(c)
         answer = c.post("/api/tables", json={})
-        assert answer.status_code == 400 and "2 unfinished tables" in answer.json()["message"]
+        assert answer.status_code == 503 and "2 unfinished tables" in answer.json()["message"]
+        assert answer.json()["code"] == "server-full"  # the server's state, not a bad request
 
 
 def test_a_seat_receives_its_own_view_and_legal_moves(client: TestClient) -> None:

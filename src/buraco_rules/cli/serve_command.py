@@ -224,6 +224,14 @@ def add_parser(commands: Any) -> None:
         "(default 24; 0: never)",
     )
     parser.add_argument(
+        "--expire-unplayed",
+        type=float,
+        default=60.0,
+        metavar="MINUTES",
+        help="close a table with no move at all and nobody connected after this many minutes, "
+        "unscored: a table nobody sat down at (default 60; 0: only --expire-after)",
+    )
+    parser.add_argument(
         "--lease-seconds",
         type=float,
         default=10.0,
@@ -298,6 +306,8 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error("--max-tables-per-client and --search-processes must be above 0")
     if args.turn_seconds < 0 or not 0 <= args.expire_after < 1e6:
         args.parser.error("--turn-seconds and --expire-after must be 0 or more")
+    if not 0 <= args.expire_unplayed < 1e8:
+        args.parser.error("--expire-unplayed must be 0 or more")
     if not 1 <= args.lease_seconds <= 3600:
         args.parser.error("--lease-seconds must be 1 to 3600")
     if args.search_budget is not None:
@@ -355,6 +365,7 @@ def _app(args: argparse.Namespace, store: str | Store) -> Any:
         max_tables_per_client=args.max_tables_per_client,
         turn_seconds=args.turn_seconds or None,
         expire_after=args.expire_after * 3600 or None,
+        expire_unplayed=args.expire_unplayed * 60 or None,
         search_processes=args.search_processes,
         lease_seconds=args.lease_seconds,
     )

@@ -38,12 +38,15 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the tables; 2 if the file cannot be read."""
+    """Print the tables; 2 if the file cannot be read. The file is opened read-only, so that
+    the operator can list it when the server cannot write it (a full disk, a read-only mount):
+    when the listing is most needed."""
     import sqlite3
     from pathlib import Path
 
     from ..server.store import GOING, StoreError
     from ..server.stores import is_postgres_url, open_store
+    from ..server.tables import load_table
     from ..server.thinking import one_line
 
     # The path given and the table ids of a hand-edited database are printed escaped.
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"buraco-rules tables: no database {escape(args.db)}", file=sys.stderr)
         return 2
     try:
-        store = open_store(args.db)
+        store = open_store(args.db, read_only=True)  # a full disk or a read-only mount: still read
     except StoreError as error:
         print(f"buraco-rules tables: {escape(str(error))}", file=sys.stderr)
         return 2
@@ -61,11 +64,11 @@ def run(args: argparse.Namespace) -> int:
         for table_id, finished, created, moves in store.summary():
             state = _STATES.get(finished, "?")
             if finished == GOING:
-                try:
+                try:  # the server's own loading: what it sets aside, listed so
                     stored = store.load(table_id)
                     if stored is not None:
-                        stored.replay()
-                except (Exception, sqlite3.Error) as error:  # what the server sets aside
+                        load_table(stored)
+                except (Exception, sqlite3.Error) as error:
                     state = f"set aside: {one_line(error)}"
             age = _age(time.time() - created)
             print(f"{escape(table_id):<18} {state:<10} {moves:>6} {age:>8}")
@@ -75,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _age(seconds: float) -> str:
+    if seconds != seconds:  # NaN: a hand-edited creation time that does not read
+        return "?"
     if seconds < 3600:
         return f"{seconds / 60:.0f} min"
     if seconds < 86400:

@@ -78,6 +78,7 @@ def create_app(
     max_tables_per_client: int = 20,
     turn_seconds: int | None = DEFAULT_TURN_SECONDS,
     expire_after: float | None = 24 * 3600.0,
+    expire_unplayed: float | None = 3600.0,
     search_processes: int = 1,
     decision_seconds: float | None = 1.0,
     lease_seconds: float = 10.0,
@@ -93,7 +94,8 @@ def create_app(
     ``app.state.hub`` once the application has started (its lifespan reloads every unfinished
     table). ``db`` may also be a store already open (``buraco-rules serve`` opens it first, to
     refuse a database it cannot use before serving); the application closes it when it stops.
-    ``max_tables_per_client``, ``turn_seconds``, ``expire_after``, ``search_processes``,
+    ``max_tables_per_client``, ``turn_seconds``, ``expire_after``, ``expire_unplayed``,
+    ``search_processes``,
     ``decision_seconds`` and ``lease_seconds`` are the hub's
     (:class:`~buraco_rules.server.tables.TableHub`).
 
@@ -120,6 +122,7 @@ def create_app(
             decision_seconds=decision_seconds,
             turn_seconds=turn_seconds,
             expire_after=expire_after,
+            expire_unplayed=expire_unplayed,
             lease_seconds=lease_seconds,
         )
         if hub.shared is None:

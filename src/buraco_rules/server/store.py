@@ -17,13 +17,15 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, TypeVar
 
 import attrs
 
@@ -32,6 +34,8 @@ from ..formats import GameRecord, MatchRecord, from_json, to_json
 from ..formats import replay as replay_record
 from ..play.match import Match
 from .writer import Writer
+
+_N = TypeVar("_N", int, float)
 
 __all__ = [
     "EXPIRED",
@@ -166,7 +170,10 @@ class TableStore:
     run on the caller's thread, creations and appends on the store's writer thread, each a
     transaction of its own.
 
-    Opening it writes to the file (a :class:`StoreError` if it cannot); ``exclusive=True`` also
+    ``read_only=True`` opens it for the operator's reading only (``buraco-rules tables``): no
+    write, so that a full disk, a read-only mount or a running server do not stop it, and every
+    write refused. Otherwise opening it writes to the file (a :class:`StoreError` if it
+    cannot); ``exclusive=True`` also
     takes a lock on the file itself (whatever link or path names it, held until :meth:`close`),
     which another exclusive store refuses with a :class:`StoreError`: one server per database,
     by whatever name it is given.
@@ -180,25 +187,35 @@ class TableStore:
     errors: tuple[type[Exception], ...] = (sqlite3.Error,)
     """What a failed write or read raises (the file refused it)."""
 
-    def __init__(self, path: str | Path, *, exclusive: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, exclusive: bool = False, read_only: bool = False
+    ) -> None:
+        if exclusive and read_only:
+            raise ValueError("a read-only store takes no lock")
         self.path = str(path)
         self.label = Path(self.path).name
         """The file named for a log line."""
         self._lock = _lock(os.path.realpath(self.path), self.path) if exclusive else None
         try:
-            self._db = _connect(self.path)
-            self._db.executescript(_SCHEMA)
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(tables)")}
-            with _transaction(self._db):
-                for name, kind in _ADDED:
-                    if name not in columns:
-                        self._db.execute(f"ALTER TABLE tables ADD COLUMN {name} {kind}")
-                self._db.execute("INSERT OR REPLACE INTO opened (id, at) VALUES (1, ?)", (now(),))
+            if read_only:
+                self._db = _connect_read_only(self.path)
+            else:
+                self._db = _connect(self.path)
+                self._db.executescript(_SCHEMA)
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(tables)")}
+                with _transaction(self._db):
+                    for name, kind in _ADDED:
+                        if name not in columns:
+                            self._db.execute(f"ALTER TABLE tables ADD COLUMN {name} {kind}")
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO opened (id, at) VALUES (1, ?)", (now(),)
+                    )
             self._identity = _identity(self.path)
         except (sqlite3.Error, OSError) as error:
             if self._lock is not None:
                 self._lock.close()
-            raise StoreError(f"cannot write the database {self.path}: {error}") from None
+            doing = "read" if read_only else "write"
+            raise StoreError(f"cannot {doing} the database {self.path}: {error}") from None
         self._lost: str | None = None  # why every write is refused (the file is gone), or None
         self._losing = threading.Lock()  # _lost is set once
         self._write_db: sqlite3.Connection | None = None  # the writer thread's own
@@ -206,7 +223,7 @@ class TableStore:
             "buraco-store",
             self._write,
             lambda: sqlite3.OperationalError("the store is closed"),
-            self._open_writer,
+            None if read_only else self._open_writer,  # read-only: every write refused
             self._finish,
         )
 
@@ -402,12 +419,16 @@ class TableStore:
         return int(self._db.execute(query, (GOING,)).fetchone()[0])
 
     def summary(self) -> list[tuple[str, int, float, int]]:
-        """Every table as ``(id, finished, created, moves)``, oldest first (for the operator)."""
+        """Every table as ``(id, finished, created, moves)``, oldest first (for the operator). A
+        hand-edited row's unreadable ``finished`` is -1 and ``created`` NaN, listed as they are
+        rather than failing the whole list."""
         rows = self._db.execute(
             "SELECT id, finished, created, (SELECT count(*) FROM moves WHERE table_id = id)"
             " FROM tables ORDER BY created, id"
         )
-        return [(str(i), int(f), float(c), int(n)) for i, f, c, n in rows]
+        return [
+            (str(i), _number(f, int, -1), _number(c, float, math.nan), n) for i, f, c, n in rows
+        ]
 
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its moves, or None if there is none by that id (a ``ValueError``
@@ -508,6 +529,38 @@ class _lock:
 
     def close(self) -> None:
         self.file.close()
+
+
+def _number(value: object, kind: Callable[[Any], _N], otherwise: _N) -> _N:
+    """``value`` read as ``kind`` (int or float), or ``otherwise`` for what does not read."""
+    try:
+        return kind(value)
+    except (TypeError, ValueError, OverflowError):
+        return otherwise
+
+
+def _connect_read_only(path: str) -> sqlite3.Connection:
+    """A connection that never writes: ``mode=ro``, or, where SQLite cannot open the shared
+    memory file a WAL database reads through (a read-only folder after a clean stop), the file
+    read as it stands (``immutable``: right then, as nothing can write there either)."""
+    if not os.path.isfile(path):
+        raise OSError(f"no such file: {path}")
+    uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro"
+    try:
+        return _opened(uri)
+    except sqlite3.Error:
+        return _opened(uri + "&immutable=1")
+
+
+def _opened(uri: str) -> sqlite3.Connection:
+    db = sqlite3.connect(uri, uri=True, isolation_level=None)
+    try:
+        db.execute("PRAGMA busy_timeout=10000")
+        db.execute("SELECT count(*) FROM tables").fetchone()
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
 
 
 def _connect(path: str) -> sqlite3.Connection:

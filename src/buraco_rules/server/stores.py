@@ -182,14 +182,16 @@ def is_postgres_url(db: str | Path) -> bool:
     return isinstance(db, str) and db.startswith(_SCHEMES)
 
 
-def open_store(db: str | Path, *, exclusive: bool = False) -> Store:
+def open_store(db: str | Path, *, exclusive: bool = False, read_only: bool = False) -> Store:
     """The store ``db`` names: a ``postgresql://`` URL or a SQLite file's path. A database that
     cannot be used is a :class:`~buraco_rules.server.store.StoreError` (one line, never the
     URL), and so is a URL without the driver installed (saying which extra to install).
     ``exclusive`` takes a SQLite file's lock (one server per file); any number of servers share
-    a PostgreSQL database."""
+    a PostgreSQL database. ``read_only`` opens a SQLite file without writing to it (for the
+    operator's reading: a full disk or a read-only mount does not stop it); a PostgreSQL
+    database is read through the same store as always."""
     if not is_postgres_url(db):
-        return TableStore(db, exclusive=exclusive)
+        return TableStore(db, exclusive=exclusive, read_only=read_only)
     try:
         from .pgstore import PostgresStore
     except ImportError:

@@ -13,6 +13,7 @@ import asyncio
 import bisect
 import json
 import logging
+import math
 import random
 import secrets
 from collections import Counter, OrderedDict
@@ -71,6 +72,7 @@ __all__ = [
     "StorageFailed",
     "Table",
     "TableHub",
+    "load_table",
 ]
 
 log = logging.getLogger("buraco_rules.server")
@@ -370,7 +372,10 @@ class TableHub:
     ``turn_seconds`` is the turn clock of a table with two human seats or more whose request
     names none (None: no clock); a table with one human seat has none unless asked.
     ``expire_after`` is the seconds an unfinished table may go without a move before it is
-    closed (None: never). ``lease_seconds`` (a shared store) bounds how long a frozen process
+    closed (None: never), and ``expire_unplayed`` the seconds a table held here may stay with
+    no move at all and nobody connected (None: only ``expire_after``): a table nobody sat down
+    at is closed soon, so that strangers' tables that nobody plays free the server's cap in an
+    hour, not a day. ``lease_seconds`` (a shared store) bounds how long a frozen process
     keeps the tables it drives (see :class:`~buraco_rules.server.pgstore.Leases`).
     """
 
@@ -386,6 +391,7 @@ class TableHub:
         decision_seconds: float | None = 1.0,
         turn_seconds: int | None = DEFAULT_TURN_SECONDS,
         expire_after: float | None = 24 * 3600.0,
+        expire_unplayed: float | None = 3600.0,
         lease_seconds: float = 10.0,
     ) -> None:
         if search_budget is not None:
@@ -400,6 +406,7 @@ class TableHub:
         self.decision_seconds = decision_seconds
         self.turn_seconds = turn_seconds
         self.expire_after = expire_after
+        self.expire_unplayed = expire_unplayed
         self.tables: dict[str, Table] = {}
         self.going: dict[str, str] = {}
         """The unfinished tables held here, each with its creator's address (with SQLite, all of
@@ -511,9 +518,13 @@ class TableHub:
 
     def _full(self, cap: str) -> CreateError:
         """The refusal of a creation past a cap: ``"server"``'s or ``"client"``'s."""
-        if cap == "server":
+        if cap == "server":  # no fault of the client's: the server's, answered as such
             where = "the server" if self.shared is None else "the database"
-            return CreateError(f"{where} already holds {self.max_tables} unfinished tables")
+            return CreateError(
+                f"{where} already holds {self.max_tables} unfinished tables: try again later",
+                status=503,
+                code="server-full",
+            )
         return CreateError(
             f"one address may hold {self.max_tables_per_client} unfinished tables: "
             "finish one first",
@@ -555,7 +566,7 @@ class TableHub:
             table = (
                 None
                 if stored is None
-                else _table_of(stored, self.search_budget, self.decision_seconds)
+                else load_table(stored, self.search_budget, self.decision_seconds)
             )
         except self.store.errors as error:  # the database, not the table: tried again later
             log.warning("table %s not loaded now: %s", table_id, one_line(error))
@@ -600,7 +611,7 @@ class TableHub:
             if stored is None or stored.finished == EXPIRED:
                 return None
             table = await asyncio.to_thread(
-                _table_of, stored, self.search_budget, self.decision_seconds
+                load_table, stored, self.search_budget, self.decision_seconds
             )
         except self.store.errors as error:  # the database, not the table: tried again later
             log.warning("table %s not loaded now: %s", table_id, one_line(error))
@@ -668,7 +679,7 @@ class TableHub:
             _grace(table)
             self._arm(table)
             self.wake_bots(table)
-        if self.expire_after is not None:
+        if self.expire_after is not None or self.expire_unplayed is not None:
             self._expiry = asyncio.get_running_loop().create_task(self._expire_loop())
 
     async def stop(self) -> None:
@@ -1177,20 +1188,24 @@ class TableHub:
     # -- expiry ---------------------------------------------------------------------------
 
     async def _expire_loop(self) -> None:
-        limit = self.expire_after
-        if limit is None:
-            return
-        every = min(60.0, limit / 4)
+        limits = [x for x in (self.expire_after, self.expire_unplayed) if x is not None]
+        every = min(60.0, min(limits) / 4)
         while True:
             await asyncio.sleep(every)
-            await self.expire(now() - limit)
+            idle, unplayed = self.expire_after, self.expire_unplayed
+            await self.expire(
+                -math.inf if idle is None else now() - idle,
+                None if unplayed is None else now() - unplayed,
+            )
 
-    async def expire(self, before: float) -> int:
+    async def expire(self, before: float, unplayed_before: float | None = None) -> int:
         """Close every unfinished table that has not moved since ``before`` (wall-clock
-        seconds): its game is not scored, its slot is freed, its seats are told (notice
-        ``expired``) and their links open it no more. How many were closed."""
+        seconds), and, with ``unplayed_before``, every table held here with no move at all,
+        created before then and with nobody connected: its game is not scored, its slot is
+        freed, its seats are told (notice ``expired``) and their links open it no more. How
+        many were closed."""
         closed = 0
-        if self.shared is not None:
+        if self.shared is not None and before > -math.inf:
             # The tables no process here holds: closed in the database, by the stored time of
             # their last move, which lags the real one by up to TOUCH_EVERY (so never early).
             # The processes that hold one hear it closed.
@@ -1200,10 +1215,10 @@ class TableHub:
                 log.warning("idle tables not expired now: %s", one_line(error))
         for table_id in list(self.going):
             table = self.tables.get(table_id)
-            if table is None or table.touched >= before:
+            if table is None or not _expires(table, before, unplayed_before):
                 continue
             async with table.lock:
-                if table.touched >= before or table.is_over or table.closed:
+                if not _expires(table, before, unplayed_before) or table.is_over or table.closed:
                     continue
                 try:
                     await self.store.expire(table_id)
@@ -1366,13 +1381,23 @@ def _capped(bot: Bot, seconds: float | None) -> Bot:
     return attrs.evolve(bot, seconds=seconds)
 
 
-def _table_of(
-    stored: StoredTable, search_budget: str | None, decision_seconds: float | None = None
+def load_table(
+    stored: StoredTable, search_budget: str | None = None, decision_seconds: float | None = None
 ) -> Table:
     """A stored table made live: its record replayed (slow for a long match: call it off the
-    event loop once the server serves)."""
+    event loop once the server serves). What the server does with each table it loads, and
+    what ``buraco-rules tables`` does to tell which ones it would set aside: any exception means
+    the table cannot be served as stored (a ``ValueError`` for a record that does not replay, a
+    bot the server does not know, or a move stored under a seat that was not to act: a
+    hand-edited file, which would otherwise answer a seat ``duplicate`` for a move it never
+    made)."""
     seats = [_new_seat(r, search_budget, decision_seconds) for r in stored.seats]
     states = stored.replay_all()
+    for number, (seat, _, _) in enumerate(stored.moves):
+        before = states[number]
+        to_act = (before.hand if isinstance(before, Match) else before).current_player
+        if seat != to_act:
+            raise ValueError(f"move {number} is stored under seat {seat}, not seat {to_act}")
     table = Table(stored.id, stored.start, states[-1], seats)
     table.turn_seconds = stored.turn_seconds
     table.deadline = stored.meta.deadline
@@ -1390,6 +1415,19 @@ def _table_of(
         place.last_seq = seq
         place.history[seq] = action
     return table
+
+
+def _expires(table: Table, before: float, unplayed_before: float | None) -> bool:
+    """Whether ``table`` has gone without a move since ``before``, or has none at all, was
+    created (touched last) before ``unplayed_before`` and has nobody connected."""
+    if table.touched < before:
+        return True
+    return (
+        unplayed_before is not None
+        and not table.moves
+        and table.touched < unplayed_before
+        and not any(s.connections for s in table.seats)
+    )
 
 
 def _hands(state: GameState | Match) -> int:
