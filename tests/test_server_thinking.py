@@ -15,7 +15,7 @@ import pytest
 import buraco_rules as br
 from buraco_rules import variants
 from buraco_rules.bots import bot_from_name
-from buraco_rules.server.thinking import ThinkingPool
+from buraco_rules.server.thinking import ThinkingPool, network_of
 
 
 def _a_view() -> br.PlayerView:
@@ -134,6 +134,35 @@ def test_waiting_decisions_are_taken_in_turn_from_each_owner() -> None:
 
     done = asyncio.run(decide())
     assert done.index("b0") <= 2 and done.index("b0") < done.index("a3")
+
+
+def test_the_addresses_of_one_network_share_one_turn() -> None:
+    # The outside probe's flood: search-bot tables from 20 addresses of one network. An honest
+    # creator elsewhere waits behind one of theirs, not behind one of each.
+    seen = _a_view()
+    bot = bot_from_name("ismcts:5")
+
+    async def decide() -> list[str]:
+        pool = ThinkingPool(1)
+        done: list[str] = []
+
+        async def one(name: str, owner: str) -> None:
+            await pool.decide(bot, seen, random.Random(len(done)), owner=owner)
+            done.append(name)
+
+        try:
+            tasks = [asyncio.create_task(one(f"x{n}", f"10.9.8.{n}")) for n in range(1, 9)]
+            await asyncio.sleep(0)  # x1 has the process, x2-x8 wait
+            tasks.append(asyncio.create_task(one("honest", "192.0.2.7")))
+            await asyncio.gather(*tasks)
+        finally:
+            pool.close()
+        return done
+
+    assert asyncio.run(decide()).index("honest") <= 2
+    assert network_of("10.9.8.200") == "10.9.8.0/24" == network_of("10.9.8.0/24")
+    assert network_of("2001:db8:1:2::/64") == "2001:db8:1::/48" == network_of("2001:db8:1::/48")
+    assert network_of("") == "" and network_of("a name") == "a name"
 
 
 def test_a_decision_cancelled_while_waiting_gives_its_turn_to_the_next() -> None:
