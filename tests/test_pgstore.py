@@ -106,6 +106,14 @@ def test_a_schema_newer_than_the_code_is_refused(pg_url: str) -> None:
         db.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION + 1,))
     with pytest.raises(SchemaError, match="run a newer buraco-rules"):
         PostgresStore(pg_url)
+    # The commands say it in one line, exit 2 (the outside probe got a traceback).
+    for command in (["serve", "--db", pg_url, "--port", "0"], ["tables", "--db", pg_url]):
+        done = subprocess.run(
+            [sys.executable, "-m", "buraco_rules", *command],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert "this server knows up to" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_every_committed_move_is_heard_by_every_listener_and_nothing_else(pg_url: str) -> None:

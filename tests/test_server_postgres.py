@@ -670,6 +670,59 @@ def test_a_creation_past_either_cap_is_answered_alike_on_sqlite_and_on_postgresq
         assert on_sqlite == on_postgresql == expected
 
 
+def test_a_driver_that_loses_the_race_for_a_person_s_move_still_plays_its_bots(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The outside probe: a person's move sent on two processes at once; the driving process
+    lost the race, answered from the rows, and its bot never moved again (its lease kept the
+    others from taking over). Here the move another process won is written straight into the
+    rows, unannounced, so that the driver finds it only by losing the race."""
+    import json
+
+    import psycopg
+    from websockets.asyncio.client import connect
+
+    server = ServerProcess(pg_url, tmp_path / "a.log", *FAST)  # type: ignore[arg-type]
+    server.start()
+    try:
+        created = server.create({"variant": "canasta-stbl", "seats": ["human", "greedy"]})
+        table = created["table"]
+        start = stored(pg_url, table).replay_all()[0]
+        assert isinstance(start, br.GameState) and start.current_player == 0
+        drawn = br.apply(start, br.parse_action("draw", start, player=0), player=0)
+        discard = br.format_action(br.legal_actions(drawn)[-1])
+        assert discard.startswith("discard")
+
+        def won_elsewhere() -> None:  # another process's commits, unannounced
+            with psycopg.connect(pg_url, autocommit=True) as db:
+                for number, (seq, action) in enumerate(((1, "draw"), (2, discard))):
+                    db.execute(
+                        "INSERT INTO moves (table_id, number, seat, seq, action)"
+                        " VALUES (%s, %s, 0, %s, %s)",
+                        (table, number, seq, action),
+                    )
+
+        async def scenario() -> dict[str, Any]:
+            async with connect(server.ws_url) as ws:
+                token = created["seats"][0]["token"]
+                await ws.send(json.dumps({"type": "join", "token": token, "table": table}))
+                for _ in range(2):  # the welcome and the first view: the table is held here
+                    json.loads(await asyncio.wait_for(ws.recv(), 30))
+                await asyncio.to_thread(won_elsewhere)
+                for seq, action in ((1, "draw"), (2, discard)):
+                    await ws.send(json.dumps({"type": "move", "seq": seq, "action": action}))
+                while True:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    if message["type"] == "view" and message["number"] >= 3:
+                        return dict(message)  # the bot played after the lost race
+
+        seen = asyncio.run(scenario())
+        assert seen["last"]["seat"] == 1
+    finally:
+        server.stop()
+    assert "Traceback" not in (tmp_path / "a.log").read_text()
+
+
 def test_every_process_tells_its_seats_when_postgresql_is_down_and_when_it_is_back(
     pg_cluster: Cluster, tmp_path: Path
 ) -> None:

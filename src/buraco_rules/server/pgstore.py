@@ -192,8 +192,10 @@ FROM ins
 """
 
 
-class SchemaError(RuntimeError):
-    """The database's schema is newer than this code knows (a newer server upgraded it)."""
+class SchemaError(StoreError):
+    """The database's schema is newer than this code knows (a newer server upgraded it): a
+    :class:`~buraco_rules.server.store.StoreError`, so that the commands refuse it in one line
+    (an outside probe got an 18-line traceback from ``serve`` and ``db copy``)."""
 
 
 class TablesFull(psycopg.Error):
@@ -287,9 +289,16 @@ class PostgresStore:
             )
         try:
             self._db = _connect(url, "store")
-            _upgrade(self._db)
         except psycopg.Error as error:
             raise StoreError(f"cannot use {self.label}: {_one_line(error)}") from None
+        try:
+            _upgrade(self._db)
+        except psycopg.Error as error:
+            self._db.close()
+            raise StoreError(f"cannot use {self.label}: {_one_line(error)}") from None
+        except SchemaError:
+            self._db.close()
+            raise
         self._write_db: psycopg.Connection[Any] | None = None  # the writer thread's own
         self._writer: Writer[_Append | _Job] = Writer(
             "buraco-pgstore",

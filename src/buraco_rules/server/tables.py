@@ -1046,6 +1046,11 @@ class TableHub:
         self._arm(table)
         if changed:
             table.broadcast()
+            # A bot may be to move now, and whoever called may return without waking it (a move
+            # answered from the rows after this process lost the race for it: the outside probe
+            # saw the driver's bots stop for good there, its lease keeping every other process
+            # from taking over). The task waits for the lock the caller holds.
+            self.wake_bots(table)
         return True
 
     async def _adopt(self, leases: TableLeases) -> None:
