@@ -277,6 +277,16 @@ def new_database(url: str) -> str:
     return url.rsplit("/", 1)[0] + "/" + name
 
 
+def drop_database(url: str, made: str) -> None:
+    """Drop a database :func:`new_database` made on the server ``url`` names (its servers
+    stopped), so that runs against a real server leave nothing behind."""
+    import psycopg
+
+    name = made.rsplit("/", 1)[1]
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)".encode())
+
+
 def record(path: Path, row: dict[str, Any]) -> None:
     """Add one run's figures to the JSON list in ``path`` (made if missing)."""
     rows = json.loads(path.read_text()) if path.exists() else []
@@ -286,7 +296,11 @@ def record(path: Path, row: dict[str, Any]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", help="a PostgreSQL server's URL (default: a temporary cluster)")
+    parser.add_argument(
+        "--db",
+        help="a PostgreSQL server's URL (default: a temporary cluster): its role needs CREATEDB,"
+        " as each run gets a database of its own, dropped after it",
+    )
     parser.add_argument("--tables", type=int, nargs="+", default=[100])
     parser.add_argument("--timeout", type=float, default=600, help="seconds per run")
     parser.add_argument(
@@ -318,7 +332,11 @@ def main() -> int:
         for _ in range(args.rounds):
             for n in args.tables:
                 for setup in args.setups:
-                    r = run(new_database(base), n, setup, args.timeout, args.think)
+                    made = new_database(base)
+                    try:
+                        r = run(made, n, setup, args.timeout, args.think)
+                    finally:
+                        drop_database(base, made)
                     if args.json:
                         record(args.json, {"setup": setup, "tables": n, "think": args.think, **r})
                     print(

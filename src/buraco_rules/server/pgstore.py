@@ -284,8 +284,9 @@ class PostgresStore:
             # A password holding '/', '@' or ':' unencoded spills into the host, port or
             # database name, which an error line would then quote: refuse it unread.
             raise StoreError(
-                "cannot read the postgresql:// URL: percent-encode '/', '@' and ':' in its"
-                " password (or give the password in PGPASSWORD or a .pgpass file)"
+                "cannot read the postgresql:// URL: its port is not a number, or its host or"
+                " database name holds '/', '@' or ':' (a password holding them must be"
+                " percent-encoded, or given in PGPASSWORD or a .pgpass file)"
             )
         try:
             self._db = _connect(url, "store")
@@ -1117,7 +1118,11 @@ class Leases:
             await self._db.close()
             self._db = None  # reopened by the next take
         if lost:
-            log.warning("the leases of %d tables dropped: %s", len(lost), why)
+            log.warning(
+                "the lease%s of %d table%s dropped: %s",
+                *("s", len(lost), "s") if len(lost) != 1 else ("", 1, ""),
+                why,
+            )
             if self.on_lost is not None:
                 _call(self.on_lost, lost)
 

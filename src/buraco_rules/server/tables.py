@@ -80,6 +80,7 @@ log = logging.getLogger("buraco_rules.server")
 Message = dict[str, Any]
 
 _COMPACT: Final = (",", ":")
+_LOOKUP_LOG_EVERY: Final = 10.0  # seconds between two log lines of seats not looked up
 
 TOUCH_EVERY: Final = 600.0
 """The most seconds a table's last move time (for its expiry) may lag behind in the store: a
@@ -407,6 +408,8 @@ class TableHub:
         self.turn_seconds = turn_seconds
         self.expire_after = expire_after
         self.expire_unplayed = expire_unplayed
+        self._lookup_logged = -math.inf  # when a failed seat lookup was last logged
+        self._lookups_failed = 0  # since then
         self.tables: dict[str, Table] = {}
         self.going: dict[str, str] = {}
         """The unfinished tables held here, each with its creator's address (with SQLite, all of
@@ -590,7 +593,12 @@ class TableHub:
         try:
             found = self.store.seat_of(token)
         except self.store.errors as error:
-            log.warning("a seat not looked up: %s", one_line(error))
+            # Once in a while, not once a join: during an outage every page retries its join
+            # (an outside probe counted 463 lines in 12 s of a PostgreSQL stop).
+            self._lookups_failed += 1
+            if now() - self._lookup_logged >= _LOOKUP_LOG_EVERY:
+                log.warning("%d seats not looked up: %s", self._lookups_failed, one_line(error))
+                self._lookup_logged, self._lookups_failed = now(), 0
             raise StorageFailed("the server cannot reach its database; try again") from None
         if found is None or (table_id is not None and found[0] != table_id):
             return None
