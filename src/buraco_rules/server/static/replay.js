@@ -326,8 +326,15 @@
     // Without the cards (a match's file alone) there is no seat to see them from.
     $("from").closest("label").hidden = !states.length;
     $("step").dataset.step = String(step);
+    const focused = document.activeElement;
     $("first").disabled = $("prev").disabled = step === 0;
     $("next").disabled = $("last").disabled = step === total;
+    // A button that has the focus and is now disabled would leave a keyboard (and a screen
+    // reader) nowhere: the focus moves to the way that is still open.
+    if (focused && focused.disabled) {
+      const open = [$("next"), $("prev")].find((button) => !button.disabled);
+      if (open) open.focus();
+    }
     $("next").classList.toggle("primary", step < total); // nothing to go forward to at the end
     const from = $("from").value;
     const box = $("position");
