@@ -109,9 +109,9 @@ def test_thinking_processes_end_when_their_server_is_killed(tmp_path: Path) -> N
     assert not any(Path(f"/proc/{pid}").exists() for pid in thinkers)
 
 
-def test_waiting_decisions_are_taken_in_turn_from_each_owner() -> None:
-    # One owner with three decisions queued, another with one: the other's waits behind at
-    # most one of the first owner's, not behind all of them.
+def _served(queued: list[tuple[str, str]], later: tuple[str, str]) -> list[str]:
+    """The order a one-process pool serves the decisions ``queued`` (name, owner; the first
+    takes the process at once, the others wait), then ``later``, queued behind them."""
     seen = _a_view()
     bot = bot_from_name("ismcts:5")
 
@@ -124,42 +124,29 @@ def test_waiting_decisions_are_taken_in_turn_from_each_owner() -> None:
             done.append(name)
 
         try:
-            tasks = [asyncio.create_task(one(f"a{n}", "a")) for n in range(4)]
-            await asyncio.sleep(0)  # a0 has the process, a1-a3 wait
-            tasks.append(asyncio.create_task(one("b0", "b")))
+            tasks = [asyncio.create_task(one(*decision)) for decision in queued]
+            await asyncio.sleep(0)  # the first has the process, the others wait
+            tasks.append(asyncio.create_task(one(*later)))
             await asyncio.gather(*tasks)
         finally:
             pool.close()
         return done
 
-    done = asyncio.run(decide())
+    return asyncio.run(decide())
+
+
+def test_waiting_decisions_are_taken_in_turn_from_each_owner() -> None:
+    # One owner with three decisions queued, another with one: the other's waits behind at
+    # most one of the first owner's, not behind all of them.
+    done = _served([(f"a{n}", "a") for n in range(4)], ("b0", "b"))
     assert done.index("b0") <= 2 and done.index("b0") < done.index("a3")
 
 
 def test_the_addresses_of_one_network_share_one_turn() -> None:
     # The outside probe's flood: search-bot tables from 20 addresses of one network. An honest
     # creator elsewhere waits behind one of theirs, not behind one of each.
-    seen = _a_view()
-    bot = bot_from_name("ismcts:5")
-
-    async def decide() -> list[str]:
-        pool = ThinkingPool(1)
-        done: list[str] = []
-
-        async def one(name: str, owner: str) -> None:
-            await pool.decide(bot, seen, random.Random(len(done)), owner=owner)
-            done.append(name)
-
-        try:
-            tasks = [asyncio.create_task(one(f"x{n}", f"10.9.8.{n}")) for n in range(1, 9)]
-            await asyncio.sleep(0)  # x1 has the process, x2-x8 wait
-            tasks.append(asyncio.create_task(one("honest", "192.0.2.7")))
-            await asyncio.gather(*tasks)
-        finally:
-            pool.close()
-        return done
-
-    assert asyncio.run(decide()).index("honest") <= 2
+    done = _served([(f"x{n}", f"10.9.8.{n}") for n in range(1, 9)], ("honest", "192.0.2.7"))
+    assert done.index("honest") <= 2
     assert network_of("10.9.8.200") == "10.9.8.0/24" == network_of("10.9.8.0/24")
     assert network_of("2001:db8:1:2::/64") == "2001:db8:1::/48" == network_of("2001:db8:1::/48")
     assert network_of("") == "" and network_of("a name") == "a name"
