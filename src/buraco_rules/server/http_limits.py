@@ -294,7 +294,11 @@ class LimitedH11Protocol(H11Protocol):
                     # turn (an address holds as many such connections as it may have open).
                     self._held = key
                     transport.pause_reading()
-                    self.loop.call_later(_BARRED_WAIT, self._refuse, _BARRED)
+                    # Half to one and a half of it, at random: a flood's connections opened
+                    # together are not refused, and reopened, together (in waves, each a burst of
+                    # accepts that the honest moves wait behind).
+                    wait = _BARRED_WAIT * (0.5 + random.random())
+                    self.loop.call_later(wait, self._refuse, _BARRED)
                 else:
                     self._refuse(_BARRED)
                 return
