@@ -42,10 +42,15 @@ class _Quiet(logging.Filter):
         )
 
 
+def _without_tokens(text: str) -> str:
+    """``text`` with anything that looks like a seat token blanked: ``token=`` in any case, or
+    a run of characters shaped like one anywhere, as in a path."""
+    return _TOKEN_SHAPED.sub("...", _TOKEN.sub(r"\1...", text))
+
+
 def _blanked(text: str) -> str:
-    """``text`` with anything that looks like a seat token blanked (``token=`` in any case, or
-    a run of characters shaped like one anywhere, as in a path), cut to :data:`_LOGGED`."""
-    text = _TOKEN_SHAPED.sub("...", _TOKEN.sub(r"\1...", text))
+    """A log line's argument :func:`_without_tokens`, cut to :data:`_LOGGED`."""
+    text = _without_tokens(text)
     if len(text) > _LOGGED:
         text = f"{text[:_LOGGED]}... ({len(text)} characters)"
     return text
@@ -62,7 +67,7 @@ class _NoTokens(logging.Filter):
                 _blanked(a) if isinstance(a, str) else a
                 for a in (record.args if isinstance(record.args, tuple) else (record.args,))
             )
-        record.msg = _TOKEN_SHAPED.sub("...", _TOKEN.sub(r"\1...", str(record.msg)))
+        record.msg = _without_tokens(str(record.msg))
         return True
 
 

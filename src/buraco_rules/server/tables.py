@@ -596,9 +596,9 @@ class TableHub:
             # Once in a while, not once a join: during an outage every page retries its join
             # (an outside probe counted 463 lines in 12 s of a PostgreSQL stop).
             self._lookups_failed += 1
-            if now() - self._lookup_logged >= _LOOKUP_LOG_EVERY:
+            if (moment := now()) - self._lookup_logged >= _LOOKUP_LOG_EVERY:
                 log.warning("%d seats not looked up: %s", self._lookups_failed, one_line(error))
-                self._lookup_logged, self._lookups_failed = now(), 0
+                self._lookup_logged, self._lookups_failed = moment, 0
             raise StorageFailed("the server cannot reach its database; try again") from None
         if found is None or (table_id is not None and found[0] != table_id):
             return None
@@ -1406,11 +1406,6 @@ def load_table(
     made)."""
     seats = [_new_seat(r, search_budget, decision_seconds) for r in stored.seats]
     states = stored.replay_all()
-    for number, (seat, _, _) in enumerate(stored.moves):
-        before = states[number]
-        to_act = (before.hand if isinstance(before, Match) else before).current_player
-        if seat != to_act:
-            raise ValueError(f"move {number} is stored under seat {seat}, not seat {to_act}")
     table = Table(stored.id, stored.start, states[-1], seats)
     table.turn_seconds = stored.turn_seconds
     table.deadline = stored.meta.deadline
@@ -1422,7 +1417,10 @@ def load_table(
     for number in range(1, len(states)):
         if _hands(states[number]) > _hands(states[number - 1]) and not states[number].is_over:
             table.hand_starts.append(number)
-    for seat, seq, action in stored.moves:
+    for number, (seat, seq, action) in enumerate(stored.moves):
+        to_act = _turn_of(states[number])[1]
+        if seat != to_act:
+            raise ValueError(f"move {number} is stored under seat {seat}, not seat {to_act}")
         table.moves.append((seat, action))
         place = table.seats[seat]
         place.last_seq = seq
