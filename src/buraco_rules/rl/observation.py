@@ -152,8 +152,9 @@ _PREFIX_SCALE: Final = np.concatenate(
 )
 _S = {name: field.start for name, field in LAYOUT.items()}
 _PHASE: Final = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.OVER: 2}
-_HAND: Final = LAYOUT["hand"].slice
-_PILE_AND_TOP: Final = slice(LAYOUT["discard_pile"].start, LAYOUT["discard_top"].stop)
+_CARD_FIELDS: Final = slice(LAYOUT["hand"].start, LAYOUT["discard_top"].stop)
+"""The ``hand``, ``discard_pile`` and ``discard_top`` fields, 53 numbers each and contiguous:
+counted in one ``bincount`` (:func:`_card_fields`)."""
 _TABLE_AND_MELDS: Final = slice(LAYOUT["table_cards"].start, LAYOUT["other_melds"].stop)
 _SCALARS: Final = slice(LAYOUT["more_melds"].start, LAYOUT["rules"].stop)
 """The fields from ``more_melds`` to ``rules``, contiguous: written at once (:func:`_scalars`)."""
@@ -167,6 +168,24 @@ def _counts(cards: Sequence[int], size: int = 53) -> npt.NDArray[np.float32]:
         return np.zeros(size, dtype=np.float32)
     ids = np.fromiter(cards, dtype=np.intp, count=len(cards))
     return np.bincount(ids, minlength=size).astype(np.float32)
+
+
+_CARD_FIELDS_SCALE: Final = np.concatenate(
+    [_INVERSE_COPIES, _INVERSE_COPIES, np.ones(53, dtype=np.float32)]
+)
+
+
+def _card_fields(hand: Sequence[int], pile: Sequence[int]) -> npt.NDArray[np.float64]:
+    """The ``hand``, ``discard_pile`` and ``discard_top`` fields: one count over the three (the
+    pile's cards shifted by 53, its top by 106), scaled by the copies of each card. Both parts
+    are new at nearly every decision, so one count beats two kept by identity. The values
+    (counts of 2 or 4 copies: quarters and halves) are the same in ``float64`` and ``float32``."""
+    ids = [*hand, *[card + 53 for card in pile]]
+    if pile:
+        ids.append(pile[-1] + 106)
+    counts: npt.NDArray[np.intp] = np.bincount(np.array(ids, dtype=np.intp), minlength=159)
+    scaled: npt.NDArray[np.float64] = counts * _CARD_FIELDS_SCALE
+    return scaled
 
 
 @lru_cache(maxsize=1 << 13)
@@ -227,12 +246,11 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     my_team = TEAM[me]
     melds = view.melds
     mine, theirs = melds[my_team], melds[1 - my_team]
-    # Every slice is written (no zero-filled allocation to overwrite). The parts that are tuples
-    # shared from state to state (a hand, the pile, a team's melds) are encoded once per tuple
-    # (_shared): an RL loop sees each many times.
+    # Every slice is written (no zero-filled allocation to overwrite). A team's melds, a tuple
+    # shared from state to state until a meld changes, are encoded once per tuple (_shared): an
+    # RL loop sees each many times. The hand and the pile change at nearly every decision.
     out = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    out[_HAND] = _shared(view.hand, _hand_seen, _scaled_counts)
-    out[_PILE_AND_TOP] = _shared(view.discard_pile, _pile_seen, _pile_and_top)
+    out[_CARD_FIELDS] = _card_fields(view.hand, view.discard_pile)
     out[_TABLE_AND_MELDS] = _table_and_melds(mine, theirs)
     out[_SCALARS] = _scalars(view, me, my_team, mine, theirs)
     out[_PREFIX] = 0.0
@@ -296,10 +314,6 @@ def _scalars(
     ]
 
 
-def _scaled_counts(cards: Sequence[int]) -> npt.NDArray[np.float32]:
-    return _counts(cards) * _INVERSE_COPIES
-
-
 def _team_block(melds: tuple[Meld, ...], slots: int) -> npt.NDArray[np.float32]:
     """One team's first ``slots`` melds, :data:`MELD_FEATURES` numbers each, then the counts of
     all its melded cards ÷ copies (53)."""
@@ -339,8 +353,6 @@ def _rule_flags(rules: RuleSet) -> tuple[float, ...]:
 _SHARED_CACHE_SIZE: Final = 256
 """Entries of each of the caches below (one per kind of part, so a key is an id alone)."""
 _Seen = dict[int, tuple[object, npt.NDArray[np.float32]]]
-_hand_seen: _Seen = {}
-_pile_seen: _Seen = {}
 _own_seen: _Seen = {}
 _other_seen: _Seen = {}
 
@@ -381,22 +393,11 @@ def _table_and_melds(mine: tuple[Meld, ...], theirs: tuple[Meld, ...]) -> npt.ND
     return built
 
 
-def _pile_and_top(pile: Sequence[int]) -> npt.NDArray[np.float32]:
-    """The ``discard_pile`` and ``discard_top`` fields of the visible pile (top card last)."""
-    block = np.zeros(2 * 53, dtype=np.float32)
-    block[:53] = _scaled_counts(pile)
-    if pile:
-        block[53 + pile[-1]] = 1.0
-    return block
-
-
 def _clear_caches() -> None:
-    """Empty the encoder's caches (blocks kept by the identity of a hand, a pile, a team's melds
+    """Empty the encoder's caches (blocks kept by the identity of a team's melds
     or a rule set; meld numbers; public points): for a benchmark that must start cold. No
     observation changes, only the time the next ones take."""
     for cache in (
-        _hand_seen,
-        _pile_seen,
         _own_seen,
         _other_seen,
         _rules_seen,
