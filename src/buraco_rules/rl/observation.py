@@ -20,8 +20,10 @@ squashed by ``p / (p + 1000)``. :data:`LAYOUT` names every slice:
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from operator import add
 from types import MappingProxyType
 from typing import Final, NamedTuple, TypeVar
 
@@ -153,8 +155,7 @@ _PREFIX_SCALE: Final = np.concatenate(
 _S = {name: field.start for name, field in LAYOUT.items()}
 _PHASE: Final = {Phase.DRAW: 0, Phase.PLAY: 1, Phase.OVER: 2}
 _CARD_FIELDS: Final = slice(LAYOUT["hand"].start, LAYOUT["discard_top"].stop)
-"""The ``hand``, ``discard_pile`` and ``discard_top`` fields, 53 numbers each and contiguous:
-counted in one ``bincount`` (:func:`_card_fields`)."""
+"""The ``hand``, ``discard_pile`` and ``discard_top`` fields, 53 numbers each and contiguous."""
 _TABLE_AND_MELDS: Final = slice(LAYOUT["table_cards"].start, LAYOUT["other_melds"].stop)
 _SCALARS: Final = slice(LAYOUT["more_melds"].start, LAYOUT["rules"].stop)
 """The fields from ``more_melds`` to ``rules``, contiguous: written at once (:func:`_scalars`)."""
@@ -163,35 +164,16 @@ _T = TypeVar("_T")
 _JOKER_ID: Final = int(JOKER)
 
 
-def _counts(cards: Sequence[int], size: int = 53) -> npt.NDArray[np.float32]:
-    if not cards:
-        return np.zeros(size, dtype=np.float32)
-    ids = np.fromiter(cards, dtype=np.intp, count=len(cards))
-    return np.bincount(ids, minlength=size).astype(np.float32)
-
-
-_CARD_FIELDS_SCALE: Final = np.concatenate(
-    [_INVERSE_COPIES, _INVERSE_COPIES, np.ones(53, dtype=np.float32)]
-)
-
-
-def _card_fields(hand: Sequence[int], pile: Sequence[int]) -> npt.NDArray[np.float64]:
-    """The ``hand``, ``discard_pile`` and ``discard_top`` fields: one count over the three (the
-    pile's cards shifted by 53, its top by 106), scaled by the copies of each card. Both parts
-    are new at nearly every decision, so one count beats two kept by identity. The values
-    (counts of 2 or 4 copies: quarters and halves) are the same in ``float64`` and ``float32``."""
-    ids = [*hand, *[card + 53 for card in pile]]
-    if pile:
-        ids.append(pile[-1] + 106)
-    counts: npt.NDArray[np.intp] = np.bincount(np.array(ids, dtype=np.intp), minlength=159)
-    scaled: npt.NDArray[np.float64] = counts * _CARD_FIELDS_SCALE
-    return scaled
+_CARD_STEP: Final = tuple(float(x) for x in _INVERSE_COPIES)
+"""By card id: what one copy adds to its count (1 ÷ the card's copies in the deck)."""
+_NO_CARDS: Final = array("f", bytes(4 * (_CARD_FIELDS.stop - _CARD_FIELDS.start)))
+_NO_PREFIX: Final = array("f", bytes(4 * NUM_TOKENS))
 
 
 @lru_cache(maxsize=1 << 13)
-def _meld_vector(meld: Meld) -> npt.NDArray[np.float32]:
-    """The :data:`MELD_FEATURES` numbers of one meld (melds recur from state to state, so they
-    are worked out once; the array is never written to)."""
+def _meld_floats(meld: Meld) -> bytes:
+    """The :data:`MELD_FEATURES` numbers of one meld, as the bytes of ``float32`` numbers (melds
+    recur from state to state, so they are worked out once)."""
     out = np.zeros(MELD_FEATURES, dtype=np.float32)
     wildcard = meld.wildcard
     if meld.kind is MeldKind.RUN:
@@ -222,8 +204,7 @@ def _meld_vector(meld: Meld) -> npt.NDArray[np.float32]:
     out[28] = wildcard is None
     out[29] = wildcard is not None and not semi
     out[30] = semi
-    out.flags.writeable = False
-    return out
+    return out.tobytes()
 
 
 def _set_positions(meld: Meld) -> int:
@@ -246,14 +227,26 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     my_team = TEAM[me]
     melds = view.melds
     mine, theirs = melds[my_team], melds[1 - my_team]
-    # Every slice is written (no zero-filled allocation to overwrite). A team's melds, a tuple
-    # shared from state to state until a meld changes, are encoded once per tuple (_shared): an
-    # RL loop sees each many times. The hand and the pile change at nearly every decision.
+    # Every slice is written (no zero-filled allocation to overwrite), through a memoryview of
+    # float32: the hand and the pile change at nearly every decision, but a few cards each, and a
+    # Python write to a memoryview costs a small part of a numpy call (in an RL loop, whose
+    # engine work between two encodings evicts numpy's call path from the CPU's caches, a numpy
+    # call costs several times what it does in a tight loop). A team's melds, a tuple shared from
+    # state to state until a meld changes, are encoded once per tuple (_shared).
     out = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    out[_CARD_FIELDS] = _card_fields(view.hand, view.discard_pile)
-    out[_TABLE_AND_MELDS] = _table_and_melds(mine, theirs)
-    out[_SCALARS] = _scalars(view, me, my_team, mine, theirs)
-    out[_PREFIX] = 0.0
+    floats = out.data.cast("B").cast("f")
+    floats[_CARD_FIELDS] = _NO_CARDS
+    step = _CARD_STEP
+    for card in view.hand:
+        floats[card] += step[card]
+    pile = view.discard_pile
+    for card in pile:
+        floats[53 + card] += step[card]
+    if pile:
+        floats[106 + pile[-1]] = 1.0
+    floats[_TABLE_AND_MELDS] = _table_and_melds(mine, theirs)
+    floats[_SCALARS] = array("f", _scalars(view, me, my_team, mine, theirs))
+    floats[_PREFIX] = _NO_PREFIX
     if tokens:
         _write_prefix(out, tokens)
     return out
@@ -314,22 +307,24 @@ def _scalars(
     ]
 
 
-def _team_block(melds: tuple[Meld, ...], slots: int) -> npt.NDArray[np.float32]:
-    """One team's first ``slots`` melds, :data:`MELD_FEATURES` numbers each, then the counts of
-    all its melded cards ÷ copies (53)."""
-    block = np.zeros(slots * MELD_FEATURES + 53, dtype=np.float32)
+def _team_block(melds: tuple[Meld, ...], slots: int) -> tuple[bytes, tuple[float, ...]]:
+    """One team's first ``slots`` melds, :data:`MELD_FEATURES` numbers each (the bytes of
+    ``float32`` numbers), and the counts of all its melded cards ÷ copies (53)."""
     shown = melds[:slots]
-    if shown:  # one copy of the kept meld vectors, not one slice assignment a meld
-        block[: len(shown) * MELD_FEATURES] = np.concatenate([_meld_vector(m) for m in shown])
-    block[-53:] = _counts([c for meld in melds for c in meld.cards]) * _INVERSE_COPIES
-    return block
+    empty = bytes(4 * MELD_FEATURES * (slots - len(shown)))
+    counts = [0.0] * 53
+    step = _CARD_STEP
+    for meld in melds:
+        for card in meld.cards:
+            counts[card] += step[card]
+    return b"".join([*map(_meld_floats, shown), empty]), tuple(counts)
 
 
-def _own_block(melds: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
+def _own_block(melds: tuple[Meld, ...]) -> tuple[bytes, tuple[float, ...]]:
     return _team_block(melds, OWN_SLOTS)
 
 
-def _other_block(melds: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
+def _other_block(melds: tuple[Meld, ...]) -> tuple[bytes, tuple[float, ...]]:
     return _team_block(melds, OTHER_SLOTS)
 
 
@@ -352,41 +347,41 @@ def _rule_flags(rules: RuleSet) -> tuple[float, ...]:
 
 _SHARED_CACHE_SIZE: Final = 256
 """Entries of each of the caches below (one per kind of part, so a key is an id alone)."""
-_Seen = dict[int, tuple[object, npt.NDArray[np.float32]]]
+_Seen = dict[int, tuple[object, tuple[bytes, tuple[float, ...]]]]
 _own_seen: _Seen = {}
 _other_seen: _Seen = {}
 
 
 def _shared(
-    part: _T, seen: _Seen, build: Callable[[_T], npt.NDArray[np.float32]]
-) -> npt.NDArray[np.float32]:
+    part: _T, seen: _Seen, build: Callable[[_T], tuple[bytes, tuple[float, ...]]]
+) -> tuple[bytes, tuple[float, ...]]:
     """``build(part)``, kept in ``seen`` by the identity of ``part`` (an immutable tuple, held by
-    the entry so that its id is not reused while the entry lives); never written to."""
+    the entry so that its id is not reused while the entry lives)."""
     entry = seen.get(id(part))
     if entry is not None and entry[0] is part:
         return entry[1]
     built = build(part)
-    built.flags.writeable = False
     if len(seen) >= _SHARED_CACHE_SIZE:
         seen.clear()
     seen[id(part)] = (part, built)
     return built
 
 
-_tables_seen: dict[tuple[int, int], tuple[object, object, npt.NDArray[np.float32]]] = {}
+_tables_seen: dict[tuple[int, int], tuple[object, object, memoryview[float]]] = {}
 
 
-def _table_and_melds(mine: tuple[Meld, ...], theirs: tuple[Meld, ...]) -> npt.NDArray[np.float32]:
-    """The ``table_cards``, ``own_melds`` and ``other_melds`` fields (contiguous), kept by the
-    identities of the two teams' melds (held by the entry); never written to."""
+def _table_and_melds(mine: tuple[Meld, ...], theirs: tuple[Meld, ...]) -> memoryview[float]:
+    """The ``table_cards``, ``own_melds`` and ``other_melds`` fields (contiguous), as a
+    read-only memoryview of ``float32`` numbers, kept by the identities of the two teams' melds
+    (held by the entry)."""
     key = (id(mine), id(theirs))
     entry = _tables_seen.get(key)
     if entry is not None and entry[0] is mine and entry[1] is theirs:
         return entry[2]
-    own = _shared(mine, _own_seen, _own_block)
-    other = _shared(theirs, _other_seen, _other_block)
-    built = np.concatenate((own[-53:] + other[-53:], own[:-53], other[:-53]))
-    built.flags.writeable = False
+    own_slots, own_counts = _shared(mine, _own_seen, _own_block)
+    other_slots, other_counts = _shared(theirs, _other_seen, _other_block)
+    table_cards = array("f", map(add, own_counts, other_counts)).tobytes()
+    built = memoryview(b"".join((table_cards, own_slots, other_slots))).cast("f")
     if len(_tables_seen) >= _SHARED_CACHE_SIZE:
         _tables_seen.clear()
     _tables_seen[key] = (mine, theirs, built)
@@ -406,7 +401,7 @@ def _clear_caches() -> None:
         _meld_points_seen,
     ):
         cache.clear()
-    _meld_vector.cache_clear()
+    _meld_floats.cache_clear()
 
 
 def _write_prefix(out: npt.NDArray[np.float32], tokens: tuple[int, ...]) -> None:
