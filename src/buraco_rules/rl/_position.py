@@ -11,6 +11,7 @@ from typing import Final
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 
 from ..core.actions import Action
 from ..core.cards import DECK, all_cards
@@ -133,6 +134,21 @@ class Position:
             found = tree_of(self.engine)
             object.__setattr__(self, "_tree", found)  # a memo: the position stays as it was
         return found
+
+    _marks: bytes | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    """``mask()``'s bytes once asked (the environments ask for the mask several times a step)."""
+
+    def mask(self) -> npt.NDArray[np.int8]:
+        """A new ``int8`` array of the 96 tokens, 1 for each of :meth:`legal` (a fresh array
+        each call: the caller may write to it)."""
+        marks = self._marks
+        if marks is None:
+            marking = bytearray(NUM_TOKENS)
+            for token in self.legal():
+                marking[token] = 1
+            marks = bytes(marking)
+            object.__setattr__(self, "_marks", marks)  # a memo: the position stays as it was
+        return np.frombuffer(bytearray(marks), np.int8)  # writable: it owns its bytearray
 
     def legal(self) -> tuple[int, ...]:
         """The tokens the seat to act may spell next (none once over)."""

@@ -127,7 +127,6 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self._position: Position | None = None  # read through SteppedHand.position
         self._ended = False
         self._payer = Payer(self.reward_scale, self.dense_rewards)
-        self._mask: tuple[Position, npt.NDArray[np.int8]] | None = None
         self._seen: tuple[GameState, npt.NDArray[np.float32]] | None = None
         """The last engine state observed and its observation without a prefix."""
 
@@ -147,14 +146,9 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         ``Discrete.sample(mask=)`` takes; sb3-contrib reads it as booleans. Index logits with
         ``mask.astype(bool)``, not with the mask itself (an int8 array indexes by position)."""
         position = self.position
-        kept = self._mask
-        if kept is not None and kept[0] is position and not self._ended:
-            return kept[1].copy()  # asked by the learner, then for info: worked out once
-        mask = np.zeros(NUM_TOKENS, np.int8)
         if not (position.over or self._ended) and position.engine.current_player == self.seat:
-            mask[list(position.legal())] = 1
-        self._mask = (position, mask)
-        return mask.copy()
+            return position.mask()  # worked out once a position, a new array each call
+        return np.zeros(NUM_TOKENS, np.int8)
 
     def _observation(self, skipped: int = 0) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         position = self.position

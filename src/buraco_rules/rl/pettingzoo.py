@@ -156,7 +156,6 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self._seen: dict[int, tuple[GameState, npt.NDArray[np.float32]]] = {}
         """By seat, the last engine state it observed and its observation without a prefix:
         while a seat spells an action, only the prefix changes."""
-        self._mask: tuple[Position, npt.NDArray[np.int8]] | None = None
         """The last position whose acting agent was observed, and its action mask."""
 
     # The PettingZoo API ----------------------------------------------------------------------
@@ -184,7 +183,6 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self._position = position
         self._payer = Payer(self.reward_scale, self.dense_rewards)
         self._seen.clear()
-        self._mask = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -207,15 +205,8 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         seat = self._seat[agent]
         engine = position.engine
         acting = seat == engine.current_player and not position.over
-        if acting:
-            kept_mask = self._mask
-            if kept_mask is None or kept_mask[0] is not position:
-                legal_mask = np.zeros(NUM_TOKENS, np.int8)
-                legal_mask[list(position.legal())] = 1
-                kept_mask = self._mask = (position, legal_mask)
-            mask = kept_mask[1].copy()  # asked by the loop, then by the wrapper: made once
-        else:
-            mask = np.zeros(NUM_TOKENS, np.int8)
+        # worked out once a position (the loop asks, then the wrapper), a new array each call
+        mask = position.mask() if acting else np.zeros(NUM_TOKENS, np.int8)
         kept = self._seen.get(seat)
         if kept is None or kept[0] is not engine:
             kept = (engine, encode(view(engine, seat)))
