@@ -137,6 +137,8 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self.possible_agents = [f"player_{s}" for s in range(self.players)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
+        self._first_team = tuple((agent, TEAM[s] == 0) for agent, s in self._seat.items())
+        """Each agent, and whether it plays for team 0 (paid the rewards' sign as it is)."""
         self.illegal_reward = -utility_bound(self.rules) * self.reward_scale
         """The return of an agent whose illegal token ended the hand: the game's lowest (the
         step's reward is this less what the hand had already paid the agent)."""
@@ -232,7 +234,7 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self._position = position
         self._cumulative_rewards[agent] = 0.0
         due = self._payer.pay(position)
-        self.rewards = {a: due if TEAM[self._seat[a]] == 0 else -due for a in self.agents}
+        self.rewards = {a: due if first else -due for a, first in self._first_team}
         if position.over:
             done = dict.fromkeys(self.agents, True)
             if position.truncated:
