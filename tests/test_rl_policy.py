@@ -75,8 +75,9 @@ def test_an_illegal_token_from_the_policy_is_a_value_error() -> None:
         PolicyBot(3)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         MLPPolicy([(np.zeros((3, 96)), np.zeros(96))])
-    # Anything but an integer token is the policy's error, named as such (not int()'s).
-    for odd in (None, 0.0, np.zeros(96)):
+    # Anything but an integer token is the policy's error, named as such (not int()'s); a bool is
+    # an int to Python, but True would be played as the token 1 (take).
+    for odd in (None, 0.0, np.zeros(96), True, False, np.True_):
         with pytest.raises(TypeError, match=r"odd returned .*, not a token"):
             PolicyBot(lambda observation, mask, odd=odd: odd, name="odd").choose(
                 br.view(state, 0), random.Random(0)
@@ -167,7 +168,8 @@ def test_self_play_in_the_gymnasium_env() -> None:
         total += reward
         done = terminated or truncated
     scores = [s.total for s in br.score(table.engine_state)]
-    assert total == scores[0] - scores[1]
+    # the hand's result, or nothing if it was cut at max_turns (a time limit: no result paid)
+    assert total == (scores[0] - scores[1] if terminated else 0)
 
 
 def test_a_policy_bot_of_a_numpy_network_pickles_for_process_pools() -> None:
@@ -255,3 +257,25 @@ def test_bots_by_name_never_read_a_policy_file(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown bot"):
         bot_from_name(f"policy:{path}")  # the server's path: names only
     assert not any(name.startswith("policy") for name in BOT_NAMES)
+
+
+@pytest.mark.parametrize("load", ["mlp", "slot-card"])
+def test_a_policy_refuses_what_is_not_one_observation_and_its_mask(load: str) -> None:
+    # numpy would broadcast a batch (one token for row 0; the slot-card network's 104, no token)
+    # and an all-zero mask's argmax is token 0: each is a ValueError instead (an outside probe).
+    from buraco_rules.rl import policies
+
+    policy = policies.load("italian-2p" if load == "mlp" else "buraco-fechado-2p")
+    state = br.new_game(variants.ITALIAN, 2, seed=1)
+    observation = encode(br.view(state, 0))
+    mask = np.zeros(96, np.int8)
+    mask[[0, 1]] = 1
+    assert policy(observation, mask) in (0, 1)
+    for seen, legal, reason in (
+        (np.stack([observation, observation]), np.stack([mask, mask]), "one observation"),
+        (observation[:-1], mask, "one observation"),
+        (observation, mask[:-1], "a mask is 96 flags"),
+        (observation, np.zeros(96, np.int8), "allows no token"),
+    ):
+        with pytest.raises(ValueError, match=reason):
+            policy(seen, legal)

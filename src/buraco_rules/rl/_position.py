@@ -110,7 +110,8 @@ class Position:
     pending: tuple[int, ...] = ()
     turns: int = 0
     truncated: bool = False
-    """Cut at the game's ``max_turns``: over, scored as it stands."""
+    """Cut at the game's ``max_turns``: over (OpenSpiel scores it as it stands; the
+    environments call it truncated and pay no result)."""
 
     def __deepcopy__(self, memo: object) -> Position:
         return self  # immutable: share it

@@ -14,10 +14,10 @@ and ``info["action_mask"]`` the same (both ``int8``, 1 for a legal token). The r
 learning team's total less the other team's, times ``reward_scale``
 (:data:`~buraco_rules.rl.rewards.DEFAULT_REWARD_SCALE`, 0.001 a point), paid when the hand ends, or
 with ``dense_rewards`` paid as the lead on the table changes, summing to the same
-(:mod:`buraco_rules.rl.rewards`). A hand cut at ``max_turns`` turns is ``truncated`` and scored as
-it stands. An action that is no token (not an integer from 0 to 95) is a ``TypeError`` or
-``ValueError``; a token that is not legal ends the hand with the game's lowest return
-(``info["illegal_action"]``).
+(:mod:`buraco_rules.rl.rewards`). A hand cut at ``max_turns`` turns is ``truncated``: a time
+limit, its result not paid, to bootstrap from. An action that is no token (not an integer from 0
+to 95) is a ``TypeError`` or ``ValueError``; a token that is not legal ends the hand with the
+game's lowest return (``info["illegal_action"]``).
 
 >>> import gymnasium
 >>> import buraco_rules.rl.gymnasium as rl_gym
@@ -202,7 +202,8 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     ) -> tuple[npt.NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Spell one token for the learning seat; the others then play (and its forced tokens
         are played) until it has a choice again or the hand ends. ``truncated`` is True when the
-        hand was cut at ``max_turns`` (the reward then scores it as it stands).
+        hand was cut at ``max_turns``: a time limit, not an end, so the hand's result is not paid
+        (a learner bootstraps its value there).
 
         ``action`` is an ``int`` or a numpy integer from 0 to 95: anything else is a
         ``TypeError``, an integer out of range a ``ValueError`` (a caller's bug, and the hand

@@ -12,7 +12,8 @@ by the environment (one token per step otherwise, as in the OpenSpiel game). Rew
 hand ends: each agent's is its team's total less the other team's, times ``reward_scale``
 (:data:`~buraco_rules.rl.rewards.DEFAULT_REWARD_SCALE`, 0.001 a point), or with ``dense_rewards`` as
 the team's lead on the table changes, summing to the same (:mod:`buraco_rules.rl.rewards`); a hand
-cut at ``max_turns`` turns is truncated and scored as it stands. ``render_mode`` ``"ansi"`` returns
+cut at ``max_turns`` turns is truncated, its result not paid (a time limit, to bootstrap from).
+``render_mode`` ``"ansi"`` returns
 the acting seat's table as text, ``"human"`` prints it.
 
 >>> from buraco_rules.rl.pettingzoo import env
@@ -39,6 +40,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .. import variants
+from ..core.quoting import describe
 from ..core.rules import RuleSet
 from ..engine.state import TEAM, GameState
 from ..hidden.views import view
@@ -88,9 +90,18 @@ def _positive_number(name: str, value: object) -> float:
     return float(value)
 
 
+class _UnsupportedRenderMode(ValueError, TypeError):
+    """A render mode the environment does not have: a ``ValueError``, and a ``TypeError`` too,
+    because stable-baselines3's ``make_vec_env`` asks for ``"rgb_array"`` first and builds the
+    environment without a render mode only when that is a ``TypeError`` (as it is for an
+    environment that takes no ``render_mode`` at all)."""
+
+
 def _render_mode(mode: object, modes: list[str]) -> str | None:
     if mode is not None and mode not in modes:
-        raise ValueError(f"render_mode must be None or one of {modes}, not {mode!r}")
+        raise _UnsupportedRenderMode(
+            f"render_mode must be None or one of {modes}, not {describe(mode)}"
+        )
     return None if mode is None else str(mode)
 
 
@@ -288,11 +299,13 @@ of it is ever set on a wrapper."""
 
 
 class _IllegalTokenEnds(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
-    """PettingZoo's ``TerminateIllegalWrapper``, with two changes: an action that is no token is
-    refused (``TypeError``/``ValueError``, as the unwrapped step does) before the mask is read,
-    and the offender's penalty is the game's lowest return less what the hand had already paid it,
-    so that its return is bounded by that lowest, dense rewards or not. The attributes a loop
-    reads every step are read from the unwrapped environment directly (:func:`_read_through`)."""
+    """PettingZoo's ``TerminateIllegalWrapper``, with three changes: an action that is no token is
+    refused (``TypeError``/``ValueError``, as the unwrapped step does) before the mask is read;
+    the offender's penalty is the game's lowest return less what the hand had already paid it,
+    so that its return is bounded by that lowest, dense rewards or not; and the hand it ends is
+    ``terminated``, not also ``truncated``, with ``info["illegal_action"]`` for the offender, as
+    in the Gymnasium environment. The attributes a loop reads every step are read from the
+    unwrapped environment directly (:func:`_read_through`)."""
 
     def __init__(self, env: BuracoAECEnv, illegal_reward: float) -> None:
         self._raw = env
@@ -304,7 +317,13 @@ class _IllegalTokenEnds(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
         if not (raw.terminations[agent] or raw.truncations[agent]):
             checked_token(action)
             self._illegal_value = raw.illegal_reward - raw.paid(agent)
+        ended_before = self._terminated
         super().step(action)
+        if self._terminated and not ended_before:
+            # PettingZoo's wrapper marks every agent terminated and truncated: the hand ended, it
+            # was not cut at a time limit to bootstrap from; and the offender is told why.
+            raw.truncations = dict.fromkeys(raw.truncations, False)
+            raw.infos[agent] = {**raw.infos.get(agent, {}), "illegal_action": True}
 
 
 class _InOrder(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]

@@ -35,6 +35,7 @@ import numpy.typing as npt
 from ..core.actions import Action
 from ..core.rules import RuleSet
 from ..hidden.views import PlayerView
+from ._policy_input import masked_choice
 from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, tokens_to_action
 from .observation import OBSERVATION_SIZE, encode, with_prefix
 from .slot_card import SlotCardPolicy
@@ -106,6 +107,8 @@ class PolicyBot:
                 observation = with_prefix(plain, prefix) if prefix else plain.copy()
                 chosen = self.policy(observation, mask)
                 try:
+                    if isinstance(chosen, bool):  # an int to Python, but never a token
+                        raise TypeError
                     token = operator.index(chosen)
                 except TypeError:
                     raise TypeError(
@@ -189,8 +192,9 @@ class MLPPolicy:
         return x
 
     def __call__(self, observation: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> int:
-        """The legal token with the highest logit."""
-        return int(np.argmax(np.where(np.asarray(mask, bool), self.logits(observation), -np.inf)))
+        """The legal token with the highest logit, for one observation and its mask (a batch, a
+        wrong length or a mask with no token set is a ``ValueError``)."""
+        return masked_choice(self.logits, observation, mask)
 
     def save(self, path: str | Path) -> None:
         """Write the weights to ``path`` (numpy's ``.npz``)."""

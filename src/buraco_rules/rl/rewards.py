@@ -6,7 +6,10 @@ order one, the size PPO's value function and advantage normalisation expect. Wit
 ``dense_rewards=True`` the environments also pay, at every step, the change in the learning team's
 lead in points on the table (``PlayerView.public_points``: public, so nothing hidden reaches a
 reward), and at the end the rest: the sum over a hand is the same score difference as the sparse
-reward's, only paid earlier (a potential-based shaping that starts and ends at the result).
+reward's, only paid earlier (a potential-based shaping that starts and ends at the result). A
+hand cut at the environments' ``max_turns`` is ``truncated``: a time limit, not an end of the
+hand, so its result is not paid (the dense rewards have paid the lead on the table so far), and a
+learner bootstraps its value there.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ class Payer:
         """Points paid so far (team 0's)."""
 
     def pay(self, position: Position) -> float:
-        """What is due to team 0 at ``position`` (0 before the end of a sparse hand)."""
-        if position.over:
+        """What is due to team 0 at ``position`` (0 before the end of a sparse hand). A hand cut
+        at the turn limit has not ended: its result is not paid (a learner bootstraps there)."""
+        if position.engine.is_over:
             due = position.team_difference() - self.paid
         elif self.dense:
             due = position.table_difference() - self.paid

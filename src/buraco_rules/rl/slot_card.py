@@ -30,6 +30,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from ._policy_input import masked_choice
 from .encoding import FIRST_CARD, FIRST_SLOT, NUM_CARD_TOKENS, NUM_TOKENS
 from .observation import LAYOUT, MELD_FEATURES, OBSERVATION_SIZE, OTHER_SLOTS, OWN_SLOTS
 
@@ -323,8 +324,9 @@ class SlotCardPolicy:
         return out
 
     def __call__(self, observation: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> int:
-        """The legal token with the highest logit."""
-        return int(np.argmax(np.where(np.asarray(mask, bool), self.logits(observation), -np.inf)))
+        """The legal token with the highest logit, for one observation and its mask (a batch, a
+        wrong length or a mask with no token set is a ``ValueError``)."""
+        return masked_choice(self.logits, observation, mask)
 
     def to_arrays(self) -> dict[str, npt.NDArray[np.float32]]:
         """The weights by name, as the constructor takes them."""
