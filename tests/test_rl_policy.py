@@ -121,6 +121,22 @@ def test_the_command_line_plays_a_shipped_policy_by_name_in_its_own_game_only() 
     )
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "policy:italian-2p plays italian, 2 players only" in refused.stderr
+    assert refused.stderr.count("\n") == 1  # one line, no usage: the arguments were right
+    house = run(
+        "simulate",
+        "--variant",
+        "italian",
+        "--players",
+        "2",
+        "--option",
+        "first_draw_refusal=true",
+        "--games",
+        "1",
+        "--bots",
+        f"{name},greedy",
+    )
+    assert house.returncode == 2
+    assert "not italian, 2 players, house rules: first_draw_refusal" in house.stderr
 
 
 @pytest.mark.parametrize(("variant", "players"), [("buraco-fechado", 2), ("italian-fibur", 4)])
@@ -221,10 +237,18 @@ def test_the_command_line_names_a_saved_policy_and_refuses_a_bad_file(tmp_path: 
     )
     assert f"team 1 {name}" in out
     (tmp_path / "bad.npz").write_text("not weights")
-    for bad in (tmp_path / "bad.npz", tmp_path / "missing.npz"):
-        result = run("simulate", "--bots", f"policy:{bad},greedy")
+    (tmp_path / "empty.npz").write_bytes(b"")
+    np.savez(tmp_path / "one.npz", x=np.zeros(3))
+    # each refusal says why (an outside probe: a file that is no zip was said to hold objects, an
+    # npz of other arrays to have 1156 outputs, a missing name not to be a shipped policy's)
+    for bad, why in (
+        ("bad.npz", "is not a policy saved by MLPPolicy.save: it is not an .npz file"),
+        ("one.npz", "is not a policy saved by MLPPolicy.save: it has no layers"),
+        ("missing.npz", "and no shipped policy of that name (there are: buraco-fechado-2p"),
+    ):
+        result = run("simulate", "--bots", f"policy:{tmp_path / bad},greedy")
         assert result.returncode == 2 and "Traceback" not in result.stderr
-        assert f"{str(bad)!r} is not a policy saved by MLPPolicy.save" in result.stderr
+        assert why in result.stderr
 
 
 def test_the_recipe_evaluates_a_saved_policy_without_torch(tmp_path: Path) -> None:

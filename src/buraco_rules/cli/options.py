@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import variants
 from ..arguments import NUMBER_CHARS as _NUMBER_CHARS  # the number checks, re-exported here
@@ -82,9 +82,21 @@ def _policy_bot(name: str, error: type[Exception]) -> Any:
     try:
         if path in policies.SHIPPED and not os.path.exists(path):
             return policies.policy_bot(path)  # a shipped policy, by its name
+        if not os.path.exists(path):
+            raise ValueError(
+                f"no file {shown(path)}, and no shipped policy of that name (there are: "
+                + ", ".join(policies.SHIPPED)
+                + ")"
+            )
         return load_policy_bot(path, name=escape(name))
     except ValueError as problem:
         raise error(escape(str(problem))) from None
+
+
+def _refuse(parser: argparse.ArgumentParser, reason: str) -> NoReturn:
+    """Exit 2 with one line, ``PROG: error: REASON``: what ``parser.error`` says, without the
+    usage it prints first (the arguments parsed; a policy named in them will not play)."""
+    parser.exit(2, f"{parser.prog}: error: {reason}\n")
 
 
 def with_policies(
@@ -99,13 +111,15 @@ def with_policies(
             try:
                 bot = _policy_bot(spec, ValueError)
             except ValueError as problem:
-                parser.error(str(problem))
+                _refuse(parser, str(problem))
             trained_for = getattr(bot, "trained_for", None)
             if trained_for is not None and trained_for != (rules, players):
-                trained, count = trained_for
-                parser.error(
-                    f"{escape(spec)} plays {trained.name}, {count} players only, "
-                    f"not {rules.name or 'these rules'}, {players} players"
+                from ..rl.policy import game_name  # numpy is there: the policy loaded
+
+                _refuse(
+                    parser,
+                    f"{escape(spec)} plays {game_name(*trained_for)} only, "
+                    f"not {game_name(rules, players)}",
                 )
             loaded.append(bot)
         else:

@@ -29,9 +29,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import attrs
 import numpy as np
 import numpy.typing as npt
 
+from .. import variants
 from ..core.actions import Action
 from ..core.rules import RuleSet
 from ..hidden.views import PlayerView
@@ -90,8 +92,8 @@ class PolicyBot:
             rules, players = self.trained_for
             if view.rules != rules or view.players != players:
                 raise ValueError(
-                    f"{self.name} was trained for {rules.name or 'other rules'}, {players} "
-                    f"players, not {view.rules.name or 'these rules'}, {view.players} players"
+                    f"{self.name} was trained for {game_name(rules, players)}, not "
+                    f"{game_name(view.rules, view.players)}"
                 )
         prefix: tuple[int, ...] = ()
         plain = encode(view)
@@ -127,6 +129,23 @@ class PolicyBot:
         return f"PolicyBot({self.policy!r}, name={self.name!r})"
 
 
+def game_name(rules: RuleSet, players: int) -> str:
+    """``rules`` and ``players`` for a message: the variant's name and the players, and the house
+    rules where the rule set is not its variant's preset (``"italian, 2 players, house rules:
+    first_draw_refusal"``), so that two games of one variant are told apart."""
+    named = f"{rules.name or 'unnamed rules'}, {players} players"
+    try:
+        preset = variants.get(rules.name)
+    except ValueError:
+        return named
+    changed = [
+        f.name for f in attrs.fields(RuleSet) if getattr(rules, f.name) != getattr(preset, f.name)
+    ]
+    if not changed:
+        return named
+    return f"{named}, house rules: " + ", ".join(changed[:4]) + (" ..." if len(changed) > 4 else "")
+
+
 def load_policy(path: str | Path | IO[bytes]) -> MLPPolicy | SlotCardPolicy:
     """The policy saved at ``path`` (a file name or a binary file open for reading: numpy's
     ``.npz``, read without pickle) by
@@ -143,6 +162,8 @@ def load_policy_bot(path: str | Path, name: str | None = None) -> PolicyBot:
     ``name`` (default ``policy:PATH``). A file that is missing, unreadable or not such a policy
     is a ``ValueError`` of one line."""
     try:
+        if Path(path).is_file() and not zipfile.is_zipfile(path):
+            raise ValueError("it is not an .npz file (numpy's zip of arrays)")
         policy = load_policy(path)
     except (
         OSError,
@@ -172,12 +193,14 @@ class MLPPolicy:
         built = [
             (np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers
         ]
+        if not built:
+            raise ValueError("it has no layers (arrays w0, b0, w1, b1, ...)")
         width = OBSERVATION_SIZE
         for w, b in built:
             if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
                 raise ValueError(f"a layer of shape {w.shape} + {b.shape} after width {width}")
             width = w.shape[1]
-        if not built or width != NUM_TOKENS:
+        if width != NUM_TOKENS:
             raise ValueError(f"the last layer must have {NUM_TOKENS} outputs, not {width}")
         self.layers = built
 
