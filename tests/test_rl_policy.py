@@ -96,6 +96,17 @@ def test_a_policy_trained_for_one_game_refuses_another() -> None:
     assert br.is_legal(state, first.choose(br.view(state, 0), random.Random(0)))
     with pytest.raises(TypeError):
         PolicyBot(lambda o, m: 0, trained_for=("italian", 2))  # type: ignore[arg-type]
+    # as the Gymnasium opponent, refused when it is set, not at the first step of a hand
+    from buraco_rules.rl import gymnasium as rl_gym
+
+    with pytest.raises(ValueError, match="trained for italian, 2 players, not buraco-fechado"):
+        rl_gym.BuracoEnv("buraco-fechado", 2, opponent=first)
+    table = rl_gym.BuracoEnv("italian", 2, opponent=first)
+    with pytest.raises(ValueError, match="not italian, 4 players"):
+        rl_gym.BuracoEnv("italian", 4, opponent=first)
+    table.opponent = "greedy"
+    with pytest.raises(ValueError, match="trained for italian, 2 players, not canasta-stbl"):
+        rl_gym.BuracoEnv("canasta-stbl", 2).opponent = first
 
 
 def test_the_command_line_plays_a_shipped_policy_by_name_in_its_own_game_only() -> None:

@@ -61,7 +61,7 @@ from .pettingzoo import (
     _rules_and_players,
     render_table,
 )
-from .policy import PolicyBot
+from .policy import PolicyBot, game_name
 from .rewards import DEFAULT_REWARD_SCALE, Payer
 
 __all__ = ["ENV_ID", "OBSERVATION_SIZE", "BuracoEnv", "as_bot"]
@@ -111,7 +111,7 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self.rules, self.players = _rules_and_players(variant, players)
         self.max_turns = _positive_int("max_turns", max_turns)
         self.reward_scale = _positive_number("reward_scale", reward_scale)
-        self._opponent = as_bot(opponent)
+        self._opponent = self._fitting(as_bot(opponent))
         if type(seat) is not int or not 0 <= seat < self.players:
             raise ValueError(f"seat must be a seat from 0 to {self.players - 1}, not {seat!r}")
         self.seat = seat
@@ -138,7 +138,19 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     @opponent.setter
     def opponent(self, opponent: object) -> None:
         """Read through :func:`as_bot`."""
-        self._opponent = as_bot(opponent)
+        self._opponent = self._fitting(as_bot(opponent))
+
+    def _fitting(self, bot: Bot) -> Bot:
+        """``bot``, if it may play this game: a policy bot trained for another (a shipped
+        policy's, :func:`~buraco_rules.rl.policies.policy_bot`) is a ``ValueError`` here, not at
+        the first step of a hand."""
+        trained_for = getattr(bot, "trained_for", None)
+        if trained_for is not None and trained_for != (self.rules, self.players):
+            raise ValueError(
+                f"the opponent {getattr(bot, 'name', bot)} was trained for "
+                f"{game_name(*trained_for)}, not {game_name(self.rules, self.players)}"
+            )
+        return bot
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The legal tokens of the learning seat, 1 for legal and 0 otherwise, as ``int8`` (all 0
