@@ -10,6 +10,7 @@ runs Gymnasium's own ``check_env`` on the same environments.
 
 from __future__ import annotations
 
+import argparse
 import warnings
 
 from stable_baselines3.common.env_checker import check_env
@@ -19,13 +20,9 @@ from buraco_rules.rl.gymnasium import BuracoEnv
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     checked = 0
-    for rules in (
-        variants.BURACO_FECHADO,
-        variants.CANASTA_STBL,
-        variants.ITALIAN,
-        variants.ITALIAN_FIBUR,
-    ):
+    for rules in map(variants.get, variants.NAMES):  # every preset
         for players in rules.player_counts:
             for skip in (False, True):
                 for dense in (False, True):

@@ -381,7 +381,8 @@ def main() -> None:
             f"| {engine_per_decision / per_decision:.2f} |"
         )
     print(
-        f"| RLCard gin rummy (for comparison, a step) | — | {RLCARD_GIN_RUMMY_US:.0f} | — | — | — |"
+        f"| RLCard gin rummy (for comparison: measured once on this project's machine, not in "
+        f"this run) | — | {RLCARD_GIN_RUMMY_US:.0f} | — | — | — |"
     )
     real_opponent_rows(rules, n, args.hands)
 

@@ -69,6 +69,8 @@ from buraco_rules.rl.encoding import (
 )
 from buraco_rules.rl.gymnasium import BuracoEnv
 from buraco_rules.rl.observation import OBSERVATION_SIZE, OWN_SLOTS, encode, with_prefix
+from buraco_rules.rl.policies import SHIPPED, policy_bot
+from buraco_rules.rl.policies import load as load_shipped
 from buraco_rules.rl.policy import MLPPolicy, PolicyBot, load_policy
 from buraco_rules.rl.slot_card import (
     CARD_FEATURES,
@@ -513,7 +515,7 @@ class Training(BuracoEnv):
 def evaluate(args: argparse.Namespace, path: Path, opponent: str, hands: int) -> dict[str, Any]:
     """The policy at ``path`` against ``opponent`` on ``hands`` held-out deals."""
     started = clock()
-    net = load_policy(path)
+    net = load_shipped(path.name) if _is_shipped(path) else load_policy(path)
     result = simulate(
         args.variant,
         args.players,
@@ -523,7 +525,7 @@ def evaluate(args: argparse.Namespace, path: Path, opponent: str, hands: int) ->
     )
     rate, low, high = result.win_rate(0)
     return {
-        "policy": path.name,
+        "policy": str(path),
         "opponent": opponent,
         "hands": result.games,
         "win_rate": rate,
@@ -560,11 +562,10 @@ def plot(
         ax.plot([c[0] for c in shown], [c[2] for c in shown], label=label)
     ax.axhline(0.5, color="grey", linestyle=":")
     ax.set_xlabel("CPU minutes (imitation included)")
-    ax.set_ylabel("wins vs GreedyBot (last 200 hands)")
+    ax.set_ylabel("wins vs GreedyBot\n(last 200 hands or fewer)")
     ax.set_ylim(0, 1)
     ax.set_title(title)
-    if len(curves) > 1:
-        ax.legend(fontsize="small")
+    ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
 
@@ -576,17 +577,38 @@ def read_curve(path: Path) -> list[tuple[float, int, float, int]]:
     return [(float(m), int(s), float(w), int(h)) for m, s, w, h in rows]
 
 
+def _is_shipped(path: Path) -> bool:
+    """``path`` names a shipped policy (``italian-2p``), not a file."""
+    return str(path) in SHIPPED and not path.exists()
+
+
+def _variant(name: str) -> str:
+    try:
+        variants.get(name)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return name
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variant", default="buraco-fechado")
-    parser.add_argument("--players", type=int, default=2)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        epilog="A run writes into --out (policy_*.npz, curve.csv, curve.png), replacing the files "
+        "of an earlier run there. A saved .npz does not record its game: evaluate it with the "
+        "--variant and --players it was trained for.",
+    )
+    parser.add_argument("--variant", type=_variant, default="buraco-fechado")
+    parser.add_argument("--players", type=int, choices=(2, 4), default=2)
     parser.add_argument("--cpu-minutes", type=float, default=10.0)
     parser.add_argument("--checkpoints", default="", help="CPU minutes, comma-separated")
-    parser.add_argument("--bc-hands", type=int, default=1200)
-    parser.add_argument("--bc-epochs", type=int, default=8)
-    parser.add_argument("--dagger-rounds", type=int, default=0)
-    parser.add_argument("--dagger-hands", type=int, default=200)
-    parser.add_argument("--dagger-epochs", type=int, default=2)
+    parser.add_argument(
+        "--bc-hands", type=int, default=1200, help="GreedyBot's hands to imitate before PPO"
+    )
+    parser.add_argument("--bc-epochs", type=int, default=8, help="epochs of the imitation")
+    parser.add_argument("--dagger-rounds", type=int, default=0, help="DAgger rounds after it")
+    parser.add_argument("--dagger-hands", type=int, default=200, help="hands a DAgger round")
+    parser.add_argument("--dagger-epochs", type=int, default=2, help="epochs a DAgger round")
     parser.add_argument(
         "--opponents",
         default="greedy:0.6,random:0.1,self:0.3",
@@ -594,12 +616,12 @@ def main() -> None:
     )
     parser.add_argument("--pool", type=int, default=5, help="frozen copies kept for self-play")
     parser.add_argument("--refresh", type=float, default=1.0, help="CPU minutes between copies")
-    parser.add_argument("--lr", type=float, default=1e-4)
-    parser.add_argument("--n-steps", type=int, default=2048)
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--ent", type=float, default=0.003)
+    parser.add_argument("--lr", type=float, default=1e-4, help="PPO's learning rate")
+    parser.add_argument("--n-steps", type=int, default=2048, help="PPO's steps a rollout")
+    parser.add_argument("--batch", type=int, default=256, help="PPO's minibatch")
+    parser.add_argument("--ent", type=float, default=0.003, help="PPO's entropy coefficient")
     parser.add_argument("--sparse", action="store_true", help="no dense reward shaping")
-    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--hidden", type=int, default=256, help="units of each hidden layer")
     parser.add_argument(
         "--net",
         choices=("mlp", "slot-card"),
@@ -611,13 +633,24 @@ def main() -> None:
     parser.add_argument(
         "--bc-cache", type=Path, help="keep the imitation examples in this directory, reuse them"
     )
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--eval-hands", type=int, default=400)
-    parser.add_argument("--eval-seed", type=int, default=2027)
-    parser.add_argument("--eval-random-hands", type=int, default=100)
-    parser.add_argument("--out", type=Path, default=Path("runs/policy"))
+    parser.add_argument("--seed", type=int, default=1, help="torch's and the deals' seed")
     parser.add_argument(
-        "--evaluate", type=Path, nargs="*", help="only evaluate these saved policies"
+        "--eval-hands", type=int, default=400, help="held-out hands against GreedyBot"
+    )
+    parser.add_argument("--eval-seed", type=int, default=2027, help="the held-out deals' seed")
+    parser.add_argument(
+        "--eval-random-hands", type=int, default=100, help="held-out hands against RandomBot"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("runs/policy"), help="the run's directory, or the PNG"
+    )
+    parser.add_argument(
+        "--evaluate",
+        type=Path,
+        nargs="*",
+        help="only evaluate these saved policies (files, or shipped names: "
+        + ", ".join(SHIPPED)
+        + ")",
     )
     parser.add_argument(
         "--plot",
@@ -631,13 +664,24 @@ def main() -> None:
         write_fixture(args.fixture)
         return
     if args.plot:
-        curves = [
-            (label, read_curve(Path(csv_path)))
-            for label, csv_path in (item.split("=", 1) for item in args.plot)
+        named = [item.split("=", 1) if "=" in item else (None, item) for item in args.plot]
+        for _, csv_path in named:
+            if not Path(csv_path).is_file():
+                parser.error(f"--plot: no file {csv_path!r}")
+        curves = [  # a curve without a label goes by its run's directory
+            (label or Path(csv_path).resolve().parent.name, read_curve(Path(csv_path)))
+            for label, csv_path in named
         ]
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         plot(curves, args.out, "")  # the labels name the runs
         return
     if args.evaluate:
+        for path in args.evaluate:
+            if not (path.is_file() or _is_shipped(path)):
+                parser.error(f"--evaluate: no file {str(path)!r}, nor a shipped policy")
+            game = (variants.get(args.variant), args.players)
+            if _is_shipped(path) and policy_bot(str(path)).trained_for != game:
+                parser.error(f"--evaluate: {path} was trained for another game than this one")
         report(args, args.evaluate)
         return
     if not args.checkpoints:
