@@ -42,7 +42,7 @@ from .encoding import NUM_TOKENS, is_complete, legal_tokens, token_to_string, to
 from .observation import OBSERVATION_SIZE, encode, with_prefix
 from .slot_card import SlotCardPolicy
 
-__all__ = ["MLPPolicy", "Policy", "PolicyBot", "load_policy", "load_policy_bot"]
+__all__ = ["MLPPolicy", "Policy", "PolicyBot", "game_name", "load_policy", "load_policy_bot"]
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], Any]
 """A token policy: ``policy(observation, mask)`` returns a legal token (an int, or anything
