@@ -191,10 +191,19 @@ def test_stable_baselines3_make_vec_env_builds_the_environment() -> None:
     # (an outside probe: it failed on the ValueError alone); the refusal is both.
     with pytest.raises(TypeError, match="render_mode must be None or one of"):
         rl_gym.BuracoEnv(render_mode="rgb_array")
+    # Self-play through wrappers: set_attr on a wrapped env would set the outer wrapper's
+    # attribute and change nothing (an outside probe); the method and set_wrapper_attr reach it.
+    wrapped = gymnasium.make(rl_gym.ENV_ID, variant="italian", players=2)
+    wrapped.get_wrapper_attr("set_opponent")("random")
+    assert type(wrapped.unwrapped.opponent).__name__ == "RandomBot"
+    wrapped.set_wrapper_attr("opponent", "greedy")
+    assert type(wrapped.unwrapped.opponent).__name__ == "GreedyBot"
     env_util = pytest.importorskip("stable_baselines3.common.env_util")
     vectorised = env_util.make_vec_env(rl_gym.ENV_ID, n_envs=2, seed=3)
     observations = vectorised.reset()
     assert observations.shape == (2, rl_gym.OBSERVATION_SIZE)
+    vectorised.env_method("set_opponent", "random")
+    assert {type(e.unwrapped.opponent).__name__ for e in vectorised.envs} == {"RandomBot"}
     vectorised.close()
 
 
@@ -296,6 +305,16 @@ def test_the_single_agent_env_truncates_and_reproduces_its_seed() -> None:
     assert truncated and not terminated and not engine.is_over  # type: ignore[attr-defined]
     assert reward == 0  # a cut is a time limit: no result paid (sparse rewards: nothing before)
     assert run(4) == (engine, reward, terminated, truncated)
+
+
+def test_the_single_agent_env_refuses_a_cut_before_the_learner_plays() -> None:
+    # reset() would return a hand already cut, with nothing to play (an outside probe)
+    for players, seat, max_turns in ((2, 1, 1), (4, 3, 3), (4, 2, 1)):
+        with pytest.raises(ValueError, match="cut before the learner plays"):
+            rl_gym.BuracoEnv("italian", players, seat=seat, max_turns=max_turns)
+    table = rl_gym.BuracoEnv("italian", 4, seat=3, max_turns=4)
+    table.reset(seed=2)
+    assert table.action_masks().any()
 
 
 def test_an_illegal_token_ends_the_single_agent_hand() -> None:

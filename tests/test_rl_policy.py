@@ -314,3 +314,23 @@ def test_a_policy_refuses_what_is_not_one_observation_and_its_mask(load: str) ->
     ):
         with pytest.raises(ValueError, match=reason):
             policy(seen, legal)
+
+
+def test_play_in_the_terminal_against_a_shipped_policy() -> None:
+    # `play --bots policy:...` ended in a traceback: it did not load policies (an outside probe)
+    from tests.test_cli import run
+
+    result = run(
+        "play",
+        "--variant",
+        "italian",
+        "--players",
+        "2",
+        "--bots",
+        "policy:italian-2p",
+        "--seed",
+        "1",
+        stdin="q\n",
+    )
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert "Your moves:" in result.stdout

@@ -539,7 +539,7 @@ def evaluate(args: argparse.Namespace, path: Path, opponent: str, hands: int) ->
 def write_curve(curve: list[tuple[float, int, float, int]], path: Path) -> None:
     with path.open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["cpu_minutes", "steps", "win_rate_vs_greedy_last_200", "hands"])
+        writer.writerow(_CURVE_HEADER)
         writer.writerows(curve)
 
 
@@ -570,11 +570,16 @@ def plot(
     fig.savefig(path)
 
 
+_CURVE_HEADER = ["cpu_minutes", "steps", "win_rate_vs_greedy_last_200", "hands"]
+
+
 def read_curve(path: Path) -> list[tuple[float, int, float, int]]:
-    """A curve as :func:`write_curve` wrote it."""
-    with path.open(newline="") as f:
-        rows = list(csv.reader(f))[1:]
-    return [(float(m), int(s), float(w), int(h)) for m, s, w, h in rows]
+    """A curve as :func:`write_curve` wrote it; another file is a ``ValueError``."""
+    with path.open(newline="", errors="replace") as f:
+        rows = list(csv.reader(f))
+    if not rows or rows[0] != _CURVE_HEADER:
+        raise ValueError(f"{str(path)!r} is not a curve.csv of this tool")
+    return [(float(m), int(s), float(w), int(h)) for m, s, w, h in rows[1:]]
 
 
 def _is_shipped(path: Path) -> bool:
@@ -598,10 +603,18 @@ def main() -> None:
         "of an earlier run there. A saved .npz does not record its game: evaluate it with the "
         "--variant and --players it was trained for.",
     )
-    parser.add_argument("--variant", type=_variant, default="buraco-fechado")
-    parser.add_argument("--players", type=int, choices=(2, 4), default=2)
-    parser.add_argument("--cpu-minutes", type=float, default=10.0)
-    parser.add_argument("--checkpoints", default="", help="CPU minutes, comma-separated")
+    parser.add_argument(
+        "--variant", type=_variant, default="buraco-fechado", help="the game to train or evaluate"
+    )
+    parser.add_argument("--players", type=int, choices=(2, 4), default=2, help="2 or 4 players")
+    parser.add_argument(
+        "--cpu-minutes", type=float, default=10.0, help="the run's CPU time, imitation included"
+    )
+    parser.add_argument(
+        "--checkpoints",
+        default="",
+        help="CPU minutes to save the policy at, comma-separated (the end always)",
+    )
     parser.add_argument(
         "--bc-hands", type=int, default=1200, help="GreedyBot's hands to imitate before PPO"
     )
@@ -647,14 +660,14 @@ def main() -> None:
     parser.add_argument(
         "--evaluate",
         type=Path,
-        nargs="*",
+        nargs="+",
         help="only evaluate these saved policies (files, or shipped names: "
         + ", ".join(SHIPPED)
         + ")",
     )
     parser.add_argument(
         "--plot",
-        nargs="*",
+        nargs="+",
         metavar="LABEL=CSV",
         help="only draw these curves (curve.csv of runs) into --out as a PNG",
     )
@@ -668,10 +681,13 @@ def main() -> None:
         for _, csv_path in named:
             if not Path(csv_path).is_file():
                 parser.error(f"--plot: no file {csv_path!r}")
-        curves = [  # a curve without a label goes by its run's directory
-            (label or Path(csv_path).resolve().parent.name, read_curve(Path(csv_path)))
-            for label, csv_path in named
-        ]
+        try:
+            curves = [  # a curve without a label goes by its run's directory
+                (label or Path(csv_path).resolve().parent.name, read_curve(Path(csv_path)))
+                for label, csv_path in named
+            ]
+        except ValueError as error:
+            parser.error(f"--plot: {error}")
         args.out.parent.mkdir(parents=True, exist_ok=True)
         plot(curves, args.out, "")  # the labels name the runs
         return
@@ -682,7 +698,10 @@ def main() -> None:
             game = (variants.get(args.variant), args.players)
             if _is_shipped(path) and policy_bot(str(path)).trained_for != game:
                 parser.error(f"--evaluate: {path} was trained for another game than this one")
-        report(args, args.evaluate)
+        try:
+            report(args, args.evaluate)
+        except (ValueError, OSError) as error:  # a file that is no policy
+            parser.error(f"--evaluate: {str(error).splitlines()[0][:200]}")
         return
     if not args.checkpoints:
         args.checkpoints = f"{args.cpu_minutes:g}"

@@ -31,6 +31,7 @@ from .options import (
     montecarlo_bots,
     players_of,
     whole_number,
+    with_policies,
 )
 from .render import can_show
 
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             f"not {escape(str(args.seat), 20)}"
         )
     check_bot_count(parser, args.bots, players, alone=True)
-    specs = montecarlo_bots(parser, args)
+    specs = with_policies(parser, montecarlo_bots(parser, args), rules, players)
     seats = seat_bots(specs * players if len(specs) == 1 else specs, players)
     bots = {s: _bot(seats[s]) for s in range(players) if s != args.seat}
     seed = args.seed if args.seed is not None else secrets.randbits(SEED_BITS)
@@ -151,10 +152,14 @@ def _bot(spec: str | Bot) -> Bot:
 
 
 def _label(spec: str | Bot) -> str:
-    # Only a search bot given --playouts or --seconds-per-move is an object here.
-    return (
-        spec if isinstance(spec, str) else "ismcts" if isinstance(spec, ISMCTSBot) else "montecarlo"
-    )
+    # A bot object here is a policy (named policy:...) or a search bot given --playouts or
+    # --seconds-per-move.
+    if isinstance(spec, str):
+        return spec
+    named = getattr(spec, "name", None)
+    if isinstance(named, str):
+        return named
+    return "ismcts" if isinstance(spec, ISMCTSBot) else "montecarlo"
 
 
 class _Game:

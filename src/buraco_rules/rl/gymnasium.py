@@ -114,6 +114,11 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self._opponent = self._fitting(as_bot(opponent))
         if type(seat) is not int or not 0 <= seat < self.players:
             raise ValueError(f"seat must be a seat from 0 to {self.players - 1}, not {seat!r}")
+        if self.max_turns <= seat:  # seat 0 plays first: the seats before it play a turn each
+            raise ValueError(
+                f"max_turns must be above the {seat} turns played before seat {seat}'s first, "
+                f"not {self.max_turns}: every hand would be cut before the learner plays"
+            )
         self.seat = seat
         self.render_mode = _render_mode(render_mode, self.metadata["render_modes"])
         self.skip_forced = checked_flag("skip_forced", skip_forced)
@@ -139,6 +144,15 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     def opponent(self, opponent: object) -> None:
         """Read through :func:`as_bot`."""
         self._opponent = self._fitting(as_bot(opponent))
+
+    def set_opponent(self, opponent: object) -> None:
+        """Set :attr:`opponent` (between hands): the method form, for a call that must reach
+        the environment through wrappers, such as stable-baselines3's
+        ``vec_env.env_method("set_opponent", bot)``. Setting the attribute on a wrapped
+        environment (``vec_env.set_attr("opponent", bot)``, or ``wrapped.opponent = bot`` on
+        what ``gymnasium.make`` returns) sets it on the outer wrapper and changes nothing here;
+        Gymnasium's ``wrapped.set_wrapper_attr("opponent", bot)`` reaches it too."""
+        self.opponent = opponent
 
     def _fitting(self, bot: Bot) -> Bot:
         """``bot``, if it may play this game: a policy bot trained for another (a shipped

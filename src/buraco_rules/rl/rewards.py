@@ -26,8 +26,9 @@ DEFAULT_REWARD_SCALE: Final = 0.001
 
 class Payer:
     """Pays team 0's rewards for one hand (a team-1 seat's are their negation): ``pay(position)``
-    after each step returns what is due since the last call; over the hand they sum to team 0's
-    score difference × ``scale``."""
+    after each step returns what is due since the last call; over a hand played out they sum to
+    team 0's score difference × ``scale`` (a hand cut at the turn limit pays no result: the dense
+    rewards have paid the table's lead, the sparse nothing)."""
 
     def __init__(self, scale: float, dense: bool) -> None:
         self.scale = scale
