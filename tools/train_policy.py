@@ -55,6 +55,7 @@ from buraco_rules import variants
 from buraco_rules.bots import GreedyBot, RandomBot
 from buraco_rules.bots.heuristics import Assessment, rank_actions
 from buraco_rules.bots.simulate import simulate
+from buraco_rules.cli.options import variant as checked_variant
 from buraco_rules.engine.state import TEAM
 from buraco_rules.play.face import legal_actions
 from buraco_rules.rl.encoding import (
@@ -588,11 +589,8 @@ def _is_shipped(path: Path) -> bool:
 
 
 def _variant(name: str) -> str:
-    try:
-        variants.get(name)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return name
+    """A variant's name, checked as the command line checks it (the tool passes names on)."""
+    return checked_variant(name).name
 
 
 def main() -> None:
@@ -696,7 +694,7 @@ def main() -> None:
             if not (path.is_file() or _is_shipped(path)):
                 parser.error(f"--evaluate: no file {str(path)!r}, nor a shipped policy")
             game = (variants.get(args.variant), args.players)
-            if _is_shipped(path) and policy_bot(str(path)).trained_for != game:
+            if _is_shipped(path) and policy_bot(str(path)).refusal(*game) is not None:
                 parser.error(f"--evaluate: {path} was trained for another game than this one")
         try:
             report(args, args.evaluate)

@@ -112,13 +112,12 @@ def with_policies(
                 bot = _policy_bot(spec, ValueError)
             except ValueError as problem:
                 _refuse(parser, str(problem))
-            trained_for = getattr(bot, "trained_for", None)
-            if trained_for is not None and trained_for != (rules, players):
+            if bot.refusal(rules, players) is not None:
                 from ..rl.policy import game_name  # numpy is there: the policy loaded
 
                 _refuse(
                     parser,
-                    f"{escape(spec)} plays {game_name(*trained_for)} only, "
+                    f"{escape(spec)} plays {game_name(*bot.trained_for)} only, "
                     f"not {game_name(rules, players)}",
                 )
             loaded.append(bot)

@@ -61,7 +61,7 @@ from .pettingzoo import (
     _rules_and_players,
     render_table,
 )
-from .policy import PolicyBot, game_name
+from .policy import PolicyBot
 from .rewards import DEFAULT_REWARD_SCALE, Payer
 
 __all__ = ["ENV_ID", "OBSERVATION_SIZE", "BuracoEnv", "as_bot"]
@@ -158,12 +158,10 @@ class BuracoEnv(SteppedHand, gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         """``bot``, if it may play this game: a policy bot trained for another (a shipped
         policy's, :func:`~buraco_rules.rl.policies.policy_bot`) is a ``ValueError`` here, not at
         the first step of a hand."""
-        trained_for = getattr(bot, "trained_for", None)
-        if trained_for is not None and trained_for != (self.rules, self.players):
-            raise ValueError(
-                f"the opponent {getattr(bot, 'name', bot)} was trained for "
-                f"{game_name(*trained_for)}, not {game_name(self.rules, self.players)}"
-            )
+        if isinstance(bot, PolicyBot):
+            refused = bot.refusal(self.rules, self.players)
+            if refused is not None:
+                raise ValueError(f"the opponent {bot.name} {refused}")
         return bot
 
     def action_masks(self) -> npt.NDArray[np.int8]:

@@ -237,13 +237,14 @@ def encode(view: PlayerView, prefix: Sequence[int] = ()) -> npt.NDArray[np.float
     floats = out.data.cast("B").cast("f")
     floats[_CARD_FIELDS] = _NO_CARDS
     step = _CARD_STEP
+    hand_at, pile_at, top_at = _S["hand"], _S["discard_pile"], _S["discard_top"]
     for card in view.hand:
-        floats[card] += step[card]
+        floats[hand_at + card] += step[card]
     pile = view.discard_pile
     for card in pile:
-        floats[53 + card] += step[card]
+        floats[pile_at + card] += step[card]
     if pile:
-        floats[106 + pile[-1]] = 1.0
+        floats[top_at + pile[-1]] = 1.0
     floats[_TABLE_AND_MELDS] = _table_and_melds(mine, theirs)
     floats[_SCALARS] = array("f", _scalars(view, me, my_team, mine, theirs))
     floats[_PREFIX] = _NO_PREFIX

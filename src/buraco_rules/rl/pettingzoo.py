@@ -169,7 +169,6 @@ class BuracoAECEnv(SteppedHand, AECEnv):  # type: ignore[misc]
         self._seen: dict[int, tuple[GameState, npt.NDArray[np.float32]]] = {}
         """By seat, the last engine state it observed and its observation without a prefix:
         while a seat spells an action, only the prefix changes."""
-        """The last position whose acting agent was observed, and its action mask."""
 
     # The PettingZoo API ----------------------------------------------------------------------
 

@@ -88,13 +88,9 @@ class PolicyBot:
 
     def choose(self, view: PlayerView, rng: random.Random) -> Action:
         """The action ``policy`` spells in ``view``."""
-        if self.trained_for is not None:
-            rules, players = self.trained_for
-            if view.rules != rules or view.players != players:
-                raise ValueError(
-                    f"{self.name} was trained for {game_name(rules, players)}, not "
-                    f"{game_name(view.rules, view.players)}"
-                )
+        refused = self.refusal(view.rules, view.players)
+        if refused is not None:
+            raise ValueError(f"{self.name} {refused}")
         prefix: tuple[int, ...] = ()
         plain = encode(view)
         while not is_complete(prefix):
@@ -124,6 +120,14 @@ class PolicyBot:
                     )
             prefix += (token,)
         return tokens_to_action(prefix)
+
+    def refusal(self, rules: RuleSet, players: int) -> str | None:
+        """Why this bot may not play ``rules`` with ``players`` (``"was trained for ..., not
+        ..."``, the games named by :func:`game_name`), or None: it plays any game unless
+        ``trained_for`` names one. The one check behind every refusal of a policy's game."""
+        if self.trained_for is None or self.trained_for == (rules, players):
+            return None
+        return f"was trained for {game_name(*self.trained_for)}, not {game_name(rules, players)}"
 
     def __repr__(self) -> str:
         return f"PolicyBot({self.policy!r}, name={self.name!r})"
